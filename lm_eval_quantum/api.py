@@ -1,0 +1,44 @@
+"""The stable Python API (also used by RL reward code and the tests)."""
+from __future__ import annotations
+
+from .tasks import read_docs, resolve, task_table
+
+
+def list_tasks(pattern: str = "quantum_*") -> list[str]:
+    """Task names matching a shell-style pattern, e.g. 'quantum_qasm_*'."""
+    return resolve(pattern)
+
+
+def _info(task: str):
+    table = task_table()
+    if task not in table:
+        raise KeyError(f"unknown task '{task}'; see lm_eval_quantum.list_tasks()")
+    return table[task]
+
+
+def load_docs(task: str, split: str = "test") -> list[dict]:
+    """The docs of a task (each with `prompt`, `prefill`, `canonical`, `check`...)."""
+    return read_docs(_info(task).data_file, split)
+
+
+def score(task: str, doc, responses, progress: bool = False) -> list[dict]:
+    """Score model responses for one doc (a doc dict or its index in the test split).
+
+    Each verdict has `passed`, `score` in [0, 1], `category` ('ok' when passed)
+    and `message`, plus fidelity, gate counts, shots, CPU time and the isolation
+    level that ran.  For `_prefill` tasks, responses are continuations of the
+    doc's `prefill` (as lm-eval returns them) or full answers.
+    """
+    from .extract import with_prefill
+    from .scoring import score_samples
+
+    info = _info(task)
+    if info.variant == "ppl":
+        raise ValueError(f"{task} is a perplexity task; there is nothing to execute")
+    if isinstance(doc, int):
+        doc = load_docs(task)[doc]
+    if isinstance(responses, str):
+        responses = [responses]
+    prefill = doc["prefill"] if info.variant == "prefill" else None
+    return score_samples(
+        [(doc, with_prefill(r, prefill), k) for k, r in enumerate(responses)], progress=progress)

@@ -1,0 +1,200 @@
+"""The trusted judge of one sample: serves the oracle, then grades the artifact.
+
+A `Session` is created per (doc, sample).  It builds the sandbox job (which
+never contains hidden data), answers the candidate's simulator requests by
+plugging in the hidden oracle of the requested test (exact simulation, counts
+sampled with a generator seeded from the sample's key, shots metered), and
+turns what came back into a verdict.  Nothing the candidate sends is trusted:
+every message is validated, and the candidate can neither claim success nor
+claim an infrastructure fault.
+"""
+from __future__ import annotations
+
+import json
+import zlib
+
+import numpy as np
+
+from .. import thresholds as th
+from ..problems import get_problem
+from ..wire import SizeLimitError, WireError, check_circuit
+from . import simulate
+from .conventions import state_to_internal, unitary_to_internal
+
+# Categories a candidate may report about itself; "ok" and "infra" are the judge's.
+CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
+                        "resource_limit", "shape_mismatch"}
+
+
+def empty_verdict(category: str, message: str, **extra) -> dict:
+    verdict = {
+        "passed": False, "score": 0.0, "category": category, "message": message,
+        "syntax_ok": category not in ("no_code", "syntax", "infra"),
+        "exec_ok": False, "fidelity": None, "gate_count": None, "depth": None,
+        "two_qubit_gates": None, "shots_used": 0, "oracle_calls": 0,
+        "cpu_seconds": None, "wall_seconds": None, "isolation": None, "retried": False,
+    }
+    verdict.update(extra)
+    return verdict
+
+
+def _without_terminal_measurements(circuit: dict) -> dict:
+    """Drop barriers and measurements that nothing acts on afterwards."""
+    ops, measured = [], set()
+    for op in circuit["ops"]:
+        if op["name"] == "barrier":
+            continue
+        if op["name"] == "measure":
+            measured.update(op["qubits"])
+            continue
+        if measured.intersection(op["qubits"]):
+            raise simulate.SimulationError(
+                "a gate acts on a qubit after it was measured; mid-circuit measurement "
+                "is not supported in this task"
+            )
+        ops.append(op)
+    return {**circuit, "ops": ops}
+
+
+class Session:
+    def __init__(self, doc: dict, sample_index: int = 0):
+        self.doc = doc
+        self.framework = doc["framework"]
+        self.spec = json.loads(doc["check"])
+        self.params = json.loads(doc["params"])
+        self.problem = get_problem(doc["problem"])
+        self.key = (doc["problem"], self.framework, doc["doc_id"], sample_index)
+        self.artifact = None
+        self.error = None
+        self.answers: dict[int, object] = {}
+        self.shots: dict[int, int] = {}
+        self.requests = 0
+
+    # --- the job sent to the sandbox: no hidden data --------------------------------
+    def job(self, sources: dict, limits: th.SandboxLimits) -> dict:
+        return {
+            "framework": self.framework,
+            "sources": sources,
+            "entry": self.spec["entry"],
+            "args": self.spec["args"],
+            "num_qubits": self.spec["num_qubits"],
+            "oracle": self.spec.get("oracle"),
+            "post": self.spec.get("post"),
+            "limits": limits.as_dict(),
+        }
+
+    def needed_sources(self) -> tuple[str, ...]:
+        if self.framework == "qasm":
+            return ("qasm", "python") if self.spec.get("post") else ("qasm",)
+        return ("python",)
+
+    # --- messages from the sandbox ---------------------------------------------------
+    def on_message(self, msg: dict):
+        kind = msg["type"]
+        if kind == "artifact" and self.artifact is None:
+            self.artifact = msg.get("circuit")
+        elif kind == "error" and self.error is None:
+            category = msg["category"] if msg["category"] in CANDIDATE_CATEGORIES else "runtime"
+            self.error = (category, msg["message"][:2000])
+        elif kind == "answer":
+            self.answers.setdefault(msg["test"], msg.get("value"))
+        elif kind == "run":
+            return self._serve_run(msg)
+        return None
+
+    def _serve_run(self, msg: dict) -> dict:
+        tests = self.spec.get("hidden") or []
+        test = msg["test"]
+        if not 0 <= test < len(tests):
+            return {"error": f"no test {test}"}
+        used = self.shots.get(test, 0) + msg["shots"]
+        if used > th.MAX_SHOTS_PER_TEST:
+            return {"error": f"shot budget exceeded: at most {th.MAX_SHOTS_PER_TEST} shots per test"}
+        try:
+            circuit = check_circuit(msg.get("circuit"), th.MAX_STATE_QUBITS, th.MAX_OPS)
+            oracle_ops = [op for op in circuit["ops"] if op["name"] == "oracle"]
+            oracle = None
+            if oracle_ops:
+                width = len(oracle_ops[0]["qubits"])
+                if any(len(op["qubits"]) != width for op in oracle_ops) or width != self.spec["oracle"]["num_qubits"]:
+                    return {"error": f"the Oracle gate acts on {self.spec['oracle']['num_qubits']} qubits"}
+                oracle = self.problem.oracle(tests[test], self.framework, width)
+            dist = simulate.measurement_distribution(circuit, oracle=oracle)
+        except (WireError, simulate.SimulationError) as exc:
+            return {"error": str(exc)}
+        self.shots[test] = used
+        self.requests += 1
+        rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])
+        return {"counts": simulate.sample_counts(dist, msg["shots"], rng)}
+
+    # --- the verdict -------------------------------------------------------------------
+    def verdict(self, result) -> dict:
+        extra = {
+            "cpu_seconds": result.cpu_seconds, "wall_seconds": result.wall_seconds,
+            "isolation": result.isolation, "retried": result.retried,
+            "shots_used": sum(self.shots.values()), "oracle_calls": self.requests,
+        }
+        if result.status == "infra":
+            return empty_verdict("infra", f"sandbox infrastructure failure: {result.detail}", **extra)
+        if self.error is not None:
+            return empty_verdict(*self.error, **extra)
+        if result.status in ("timeout", "cpu_limit"):
+            what = "CPU" if result.status == "cpu_limit" else "wall-clock"
+            return empty_verdict("timeout", f"{what} time limit exceeded", **extra)
+        if result.status == "protocol":
+            return empty_verdict("runtime", f"invalid output: {result.detail}", **extra)
+        if result.status == "signaled":
+            return empty_verdict("runtime", f"the program was killed by signal {result.signal}", **extra)
+        if self.artifact is None:
+            return empty_verdict("runtime", "the program ended without producing a circuit", **extra)
+        try:
+            circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
+            extra.update(simulate.circuit_stats(circuit))
+            extra.pop("num_qubits", None)
+            if circuit["num_qubits"] != self.spec["num_qubits"]:
+                return empty_verdict(
+                    "shape_mismatch",
+                    f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
+                    f"{self.spec['num_qubits']}", **extra)
+            grade = getattr(self, f"_grade_{self.spec['kind']}")
+            return grade(circuit, extra)
+        except SizeLimitError as exc:
+            return empty_verdict("resource_limit", str(exc), **extra)
+        except (WireError, simulate.SimulationError) as exc:
+            return empty_verdict("runtime", str(exc), **extra)
+
+    def _graded(self, passed: bool, score: float, message: str, extra: dict, fidelity=None) -> dict:
+        return empty_verdict(
+            "ok" if passed else "wrong_answer", message, passed=passed, score=float(score),
+            exec_ok=True, fidelity=fidelity, **extra)
+
+    def _grade_state(self, circuit, extra):
+        psi = simulate.statevector(_without_terminal_measurements(circuit))
+        target = state_to_internal(self.problem.target(self.params), self.framework)
+        fidelity = float(abs(np.vdot(target, psi)) ** 2)
+        passed = fidelity >= 1 - th.STATE_FIDELITY_EPS
+        return self._graded(passed, fidelity, f"state fidelity with the target: {fidelity:.6f}",
+                            extra, fidelity)
+
+    def _grade_unitary(self, circuit, extra):
+        if circuit["num_qubits"] > th.MAX_UNITARY_QUBITS:
+            raise SizeLimitError(f"unitary check limited to {th.MAX_UNITARY_QUBITS} qubits")
+        u = simulate.unitary(_without_terminal_measurements(circuit))
+        target = unitary_to_internal(self.problem.target(self.params), self.framework)
+        fidelity = float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
+        passed = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
+        return self._graded(passed, fidelity, f"process fidelity with the target: {fidelity:.6f}",
+                            extra, fidelity)
+
+    def _grade_algorithm(self, circuit, extra):
+        tests = self.spec["hidden"]
+        right = sum(
+            str(self.answers.get(i, "")).strip() == str(test["answer"]) for i, test in enumerate(tests)
+        )
+        missing = sum(i not in self.answers for i in range(len(tests)))
+        score = right / len(tests)
+        passed = score >= th.ALGORITHM_PASS_RATE
+        message = f"{right} of {len(tests)} hidden tests answered correctly"
+        if missing:
+            message += f"; {missing} returned no answer"
+        return self._graded(passed, score, message, extra)

@@ -1,0 +1,51 @@
+"""Qubit-order conventions, handled once, on the trusted side.
+
+| framework | qubit k is            | bitstring `b0 b1 ... b(n-1)` as printed | global phase |
+|-----------|-----------------------|------------------------------------------|--------------|
+| qasm      | q[k] (flattened regs) | q[0] is the rightmost character          | free         |
+| qiskit    | circuit.qubits[k]     | qubit 0 is the rightmost character       | free         |
+| cirq      | cirq.LineQubit(k)     | LineQubit(0) is the leftmost character   | free         |
+| pennylane | wire k                | wire 0 is the leftmost character         | free         |
+
+The simulator (judge.simulate) indexes basis states little-endian over the
+internal qubit indices: index = sum_k b_k 2^k.  Problems define targets in the
+*bitstring* basis: index = the integer whose binary expansion is the bitstring
+as the framework prints it.  For qasm/qiskit the two bases coincide; for
+cirq/pennylane they differ by a bit reversal, applied here and nowhere else.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+LITTLE_ENDIAN = frozenset({"qasm", "qiskit"})
+BIG_ENDIAN = frozenset({"cirq", "pennylane"})
+
+
+def _bit_reversal(n: int) -> np.ndarray:
+    idx = np.arange(2**n)
+    rev = np.zeros_like(idx)
+    for k in range(n):
+        rev |= ((idx >> k) & 1) << (n - 1 - k)
+    return rev
+
+
+def state_to_internal(vec: np.ndarray, framework: str) -> np.ndarray:
+    """A bitstring-basis state vector -> the simulator's index order."""
+    if framework in LITTLE_ENDIAN:
+        return vec
+    n = int(np.log2(len(vec)))
+    return vec[_bit_reversal(n)]
+
+
+def unitary_to_internal(mat: np.ndarray, framework: str) -> np.ndarray:
+    if framework in LITTLE_ENDIAN:
+        return mat
+    n = int(np.log2(mat.shape[0]))
+    perm = _bit_reversal(n)
+    return mat[np.ix_(perm, perm)]
+
+
+def string_bits_by_qubit(bits: str, framework: str) -> list[int]:
+    """Bit of qubit k in a bitstring printed in the framework's order."""
+    values = [int(c) for c in bits]
+    return values[::-1] if framework in LITTLE_ENDIAN else values

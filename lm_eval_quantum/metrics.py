@@ -1,0 +1,84 @@
+"""lm-eval glue: dataset loading, the judge filter, process_results, pass@k.
+
+The filter receives every response of a task at once, scores them all in the
+sandbox pool (one progress bar) and replaces each response by its verdict as
+JSON, so `--log_samples` keeps the full verdict in `filtered_resps`.
+`process_results` turns a doc's n verdicts into metrics.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from .extract import with_prefill
+from .tasks import ERROR_CATEGORIES, read_docs
+from .thresholds import PASS_AT_K
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased estimator 1 - C(n-c, k) / C(n, k) (Chen et al., 2021)."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def load_task_dataset(task_file: str, **_metadata):
+    from datasets import Dataset, DatasetDict
+
+    return DatasetDict({split: Dataset.from_list(read_docs(task_file, split))
+                        for split in ("test", "fewshot")})
+
+
+def _filter(resps, docs, prefill: bool):
+    from .scoring import score_samples
+
+    items = []
+    for doc, responses in zip(docs, resps):
+        for k, text in enumerate(responses):
+            items.append((doc, with_prefill(text, doc["prefill"] if prefill else None), k))
+    verdicts = iter(score_samples(items))
+    return [[json.dumps(next(verdicts)) for _ in responses] for responses in resps]
+
+
+def judge_filter(resps, docs):
+    return _filter(resps, docs, prefill=False)
+
+
+def judge_filter_prefill(resps, docs):
+    return _filter(resps, docs, prefill=True)
+
+
+def _code_of_canonical(doc) -> str:
+    from .extract import extract_sources
+
+    sources = extract_sources(doc["canonical"], ("qasm", "python"))
+    return "\n\n".join(s for s in (sources["qasm"], sources["python"]) if s)
+
+
+def process_results(doc, results):
+    verdicts = results[0] if results and isinstance(results[0], list) else results
+    verdicts = [json.loads(v) if isinstance(v, str) else v for v in verdicts]
+    scored = [v for v in verdicts if v["category"] != "infra"]
+    n, c = len(scored), sum(v["passed"] for v in scored)
+    out = {}
+    for k in PASS_AT_K:
+        if k <= len(verdicts):
+            out[f"pass@{k}"] = pass_at_k(n, c, k) if k <= n else math.nan
+
+    def mean(values):
+        values = list(values)
+        return sum(values) / len(values) if values else math.nan
+
+    out["semantic_score"] = mean(v["score"] for v in scored)
+    out["syntax_ok"] = mean(float(v["syntax_ok"]) for v in scored)
+    out["exec_ok"] = mean(float(v["exec_ok"]) for v in scored)
+    if json.loads(doc["check"])["kind"] == "algorithm":
+        out["shots_used"] = mean(v["shots_used"] for v in scored)
+    else:
+        out["fidelity"] = mean(v["fidelity"] or 0.0 for v in scored)
+    for category in ERROR_CATEGORIES:
+        out[f"error_{category}"] = mean(float(v["category"] == category) for v in verdicts)
+    out["bleu"] = (_code_of_canonical(doc), verdicts[0].get("code") or "")
+    return out

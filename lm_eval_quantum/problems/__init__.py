@@ -1,0 +1,169 @@
+"""The benchmark content: one module per problem family.
+
+A problem declares *what* is checked; the judge owns *how*.  Each problem
+module defines a `Problem` subclass instance called `PROBLEM` with:
+
+* `slug`, `title`, `frameworks`, `check` (a judge check kind: "state",
+  "unitary" or "algorithm");
+* `instances(split)` -> list of JSON-able parameter dicts (seeded, disjoint
+  between the `test` and `fewshot` splits);
+* `statement(params)` -> the framework-neutral task text;
+* `canonical(framework, params)` -> {"qasm": ..., "python": ...} sources;
+* for "state"/"unitary": `target(params)` -> the exact target vector/matrix in
+  the *bitstring* basis (index = integer value of the bitstring as the
+  framework prints it; see judge.conventions);
+* for "algorithm": `hidden_tests(params)` -> list of {"oracle": ..., "answer": ...}
+  and `oracle(test, framework, num_args)` -> the judge-side oracle action.
+
+`make_doc()` turns (problem, framework, params) into the lm-eval doc.  Prompt
+fragments that depend only on the framework live here, once.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import textwrap
+
+FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
+PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani")
+
+FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
+
+ORDER_RULE = {
+    "qasm": "Qubit q[0] is the least significant bit: in a bitstring such as `011`, "
+    "q[0] is the rightmost character (the Qiskit convention).",
+    "qiskit": "Qubit 0 is the least significant bit: in a bitstring such as `011`, "
+    "qubit 0 is the rightmost character (Qiskit's little-endian convention).",
+    "cirq": "Use `cirq.LineQubit.range(...)`; qubit `LineQubit(0)` is the most significant "
+    "bit: in a bitstring such as `011`, LineQubit(0) is the leftmost character "
+    "(Cirq's big-endian convention).",
+    "pennylane": "Use integer wires; wire 0 is the most significant bit: in a bitstring "
+    "such as `011`, wire 0 is the leftmost character (PennyLane's convention).",
+}
+
+FORMAT_RULE = {
+    "qasm": "Answer with one complete OpenQASM 3.0 program in a single ```qasm code block. "
+    'Start with `OPENQASM 3.0;` and `include "stdgates.inc";`, declare one register '
+    "`qubit[{width}] q;`, and use only gates from stdgates.inc.",
+    "qiskit": "Answer with Python code in a single ```python code block that imports what it "
+    "uses from qiskit and defines `{signature}`, returning a `qiskit.QuantumCircuit` on "
+    "{width} qubits. Do not simulate or print anything.",
+    "cirq": "Answer with Python code in a single ```python code block that imports cirq and "
+    "defines `{signature}`, returning a `cirq.Circuit` on `cirq.LineQubit.range({width})`. "
+    "Do not simulate or print anything.",
+    "pennylane": "Answer with Python code in a single ```python code block that imports "
+    "pennylane as qml and defines the quantum function `{signature}`, which applies "
+    "PennyLane operations on wires 0..{last_wire}. Do not create a device or QNode and do "
+    "not return measurements.",
+}
+
+
+class Problem:
+    slug: str = ""
+    title: str = ""
+    frameworks: tuple = FRAMEWORKS
+    check: str = "state"
+    version: int = 1
+
+    def instances(self, split: str) -> list[dict]:
+        raise NotImplementedError
+
+    def width(self, params: dict) -> int:
+        return params["n"]
+
+    def statement(self, params: dict) -> str:
+        raise NotImplementedError
+
+    def signature(self, framework: str, params: dict) -> str:
+        return "build_circuit(n: int)"
+
+    def entry_args(self, params: dict) -> list:
+        return [params["n"]]
+
+    def canonical(self, framework: str, params: dict) -> dict:
+        raise NotImplementedError
+
+    # --- prompt assembly (shared) ---------------------------------------------------
+    def format_rule(self, framework: str, params: dict) -> str:
+        width = self.width(params)
+        return FORMAT_RULE[framework].format(
+            width=width, last_wire=width - 1, signature=self.signature(framework, params)
+        )
+
+    def prompt(self, framework: str, params: dict) -> str:
+        parts = [
+            self.statement(params),
+            ORDER_RULE[framework],
+            self.format_rule(framework, params),
+        ]
+        return "\n\n".join(textwrap.dedent(p).strip() for p in parts) + "\n\n"
+
+    def prefill(self, framework: str, params: dict) -> str:
+        """Imports and signature: the start of the canonical answer, as a prefill."""
+        fence = FENCE[framework]
+        source = self.canonical(framework, params)[fence]
+        if framework == "qasm":
+            head = "\n".join(source.splitlines()[:2])
+        else:
+            lines = source.splitlines()
+            cut = next(i for i, line in enumerate(lines) if line.startswith("def "))
+            head = "\n".join(lines[: cut + 1])
+        return f"```{fence}\n{head}\n"
+
+    def answer_text(self, framework: str, params: dict) -> str:
+        """The canonical formatted exactly as a model answer (fenced blocks)."""
+        sources = self.canonical(framework, params)
+        blocks = []
+        for lang in ("qasm", "python"):
+            if sources.get(lang):
+                blocks.append(f"```{lang}\n{sources[lang].strip()}\n```")
+        return "\n\n".join(blocks)
+
+    def check_spec(self, framework: str, params: dict) -> dict:
+        """What the judge needs; hidden parts are never sent to the sandbox."""
+        return {
+            "kind": self.check,
+            "num_qubits": self.width(params),
+            "entry": "build_circuit",
+            "args": self.entry_args(params),
+        }
+
+
+def get_problem(slug: str) -> Problem:
+    if slug not in PROBLEM_MODULES:
+        raise KeyError(f"unknown problem '{slug}'; known: {', '.join(PROBLEM_MODULES)}")
+    return importlib.import_module(f"{__name__}.{slug}").PROBLEM
+
+
+def all_problems() -> list[Problem]:
+    return [get_problem(slug) for slug in PROBLEM_MODULES]
+
+
+def task_name(framework: str, slug: str, variant: str = "") -> str:
+    return f"quantum_{framework}_{slug}" + (f"_{variant}" if variant else "")
+
+
+def make_doc(problem: Problem, framework: str, params: dict, doc_id: int, split: str) -> dict:
+    return {
+        "doc_id": doc_id,
+        "split": split,
+        "problem": problem.slug,
+        "framework": framework,
+        "num_qubits": problem.width(params),
+        "params": json.dumps(params, sort_keys=True),
+        "prompt": problem.prompt(framework, params),
+        "prefill": problem.prefill(framework, params),
+        "canonical": problem.answer_text(framework, params),
+        "check": json.dumps(problem.check_spec(framework, params), sort_keys=True),
+        "version": problem.version,
+    }
+
+
+def seeded_rng(*key):
+    """A numpy Generator seeded from a stable key (strings and ints)."""
+    import zlib
+
+    import numpy as np
+
+    words = [zlib.crc32(str(k).encode()) for k in key]
+    return np.random.default_rng(words)

@@ -1,0 +1,68 @@
+"""GHZ state preparation: (|0...0> + |1...1>) / sqrt(2) on n qubits (state check)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import Problem
+
+
+class GHZ(Problem):
+    slug = "ghz"
+    title = "GHZ state preparation"
+    check = "state"
+
+    def instances(self, split):
+        sizes = range(2, 10) if split == "test" else range(10, 12)
+        return [{"n": n} for n in sizes]
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Prepare the {n}-qubit Greenberger-Horne-Zeilinger (GHZ) state
+        (|{'0' * n}> + |{'1' * n}>) / sqrt(2), starting from the all-zero state.
+        Any global phase is accepted; there are no ancilla qubits.
+        """
+
+    def target(self, params):
+        n = params["n"]
+        psi = np.zeros(2**n, dtype=complex)
+        psi[0] = psi[-1] = 2**-0.5
+        return psi
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            lines = ['OPENQASM 3.0;', 'include "stdgates.inc";', f"qubit[{n}] q;", "h q[0];"]
+            lines += [f"cx q[{i}], q[{i + 1}];" for i in range(n - 1)]
+            return {"qasm": "\n".join(lines)}
+        return {"python": CODE[framework]}
+
+
+CODE = {
+    "qiskit": '''\
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int) -> QuantumCircuit:
+    qc = QuantumCircuit(n)
+    qc.h(0)
+    for i in range(n - 1):
+        qc.cx(i, i + 1)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n)
+    circuit = cirq.Circuit(cirq.H(q[0]))
+    circuit.append(cirq.CNOT(q[i], q[i + 1]) for i in range(n - 1))
+    return circuit''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int):
+    qml.Hadamard(wires=0)
+    for i in range(n - 1):
+        qml.CNOT(wires=[i, i + 1])''',
+}
+
+PROBLEM = GHZ()

@@ -1,0 +1,95 @@
+"""Quantum Fourier transform on n qubits (unitary check).
+
+QFT|x> = 2^(-n/2) sum_y exp(2 pi i x y / 2^n) |y>, where x and y are the
+integers whose binary expansions are the bitstrings *in the framework's own
+order*: Qiskit/OpenQASM read qubit 0 as the least significant bit, Cirq and
+PennyLane as the most significant.  The judge converts, so a Cirq answer
+written with Qiskit's order fails, as it should.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import Problem
+
+
+class QFT(Problem):
+    slug = "qft"
+    title = "Quantum Fourier transform"
+    check = "unitary"
+
+    def instances(self, split):
+        sizes = range(2, 8) if split == "test" else range(8, 10)
+        return [{"n": n} for n in sizes]
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Implement the {n}-qubit quantum Fourier transform
+        QFT|x> = 2^(-{n}/2) * sum_y exp(2*pi*i*x*y / 2^{n}) |y>,
+        where x and y are the integers whose binary representations are the
+        computational-basis bitstrings (bit order as stated below). Include the final
+        qubit reversal so that the output is in the same bit order as the input.
+        The circuit is checked as a unitary up to a global phase.
+        """
+
+    def target(self, params):
+        n = params["n"]
+        dim = 2**n
+        idx = np.arange(dim)
+        return np.exp(2j * np.pi * np.outer(idx, idx) / dim) / np.sqrt(dim)
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            lines = ['OPENQASM 3.0;', 'include "stdgates.inc";', f"qubit[{n}] q;"]
+            for j in reversed(range(n)):
+                lines.append(f"h q[{j}];")
+                for k in reversed(range(j)):
+                    lines.append(f"cp(pi/{2 ** (j - k)}) q[{k}], q[{j}];")
+            lines += [f"swap q[{i}], q[{n - 1 - i}];" for i in range(n // 2)]
+            return {"qasm": "\n".join(lines)}
+        return {"python": CODE[framework]}
+
+
+CODE = {
+    "qiskit": '''\
+from math import pi
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int) -> QuantumCircuit:
+    qc = QuantumCircuit(n)
+    for j in reversed(range(n)):
+        qc.h(j)
+        for k in reversed(range(j)):
+            qc.cp(pi / 2 ** (j - k), k, j)
+    for i in range(n // 2):
+        qc.swap(i, n - 1 - i)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n)
+    circuit = cirq.Circuit()
+    for i in range(n):
+        circuit.append(cirq.H(q[i]))
+        for j in range(i + 1, n):
+            circuit.append(cirq.CZ(q[j], q[i]) ** (1 / 2 ** (j - i)))
+    for i in range(n // 2):
+        circuit.append(cirq.SWAP(q[i], q[n - 1 - i]))
+    return circuit''',
+    "pennylane": '''\
+from math import pi
+import pennylane as qml
+
+def build_circuit(n: int):
+    for i in range(n):
+        qml.Hadamard(wires=i)
+        for j in range(i + 1, n):
+            qml.ControlledPhaseShift(pi / 2 ** (j - i), wires=[j, i])
+    for i in range(n // 2):
+        qml.SWAP(wires=[i, n - 1 - i])''',
+}
+
+PROBLEM = QFT()

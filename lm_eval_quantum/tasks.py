@@ -1,0 +1,155 @@
+"""The task table: problem x framework x variant -> an lm-eval task.
+
+Variants (suffix of `quantum_<framework>_<problem>`):
+  ""         greedy generation, n = 1, pass@1
+  "sampled"  n = 10 samples at temperature 0.8, unbiased pass@1/5/10
+  "prefill"  imports + signature given as `gen_prefix` (assistant prefill)
+  "ppl"      loglikelihood_rolling over the canonical answer (bits per byte)
+
+Tags use the `lmq-` prefix so that no tag matches a `quantum_*` task glob
+(lm-eval raises a duplicate-task error when a glob selects a task twice).
+The YAML files under task_configs/ are rendered from this table by
+scripts/build_data.py; a test checks they are current.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import thresholds as th
+from .problems import PROBLEM_MODULES, get_problem, task_name
+
+VARIANTS = ("", "sampled", "prefill", "ppl")
+DATA_DIR = Path(__file__).parent / "data"
+CATEGORY_TAG = {"state": "lmq-state-prep", "unitary": "lmq-unitary", "algorithm": "lmq-algorithm-design"}
+ERROR_CATEGORIES = ("no_code", "syntax", "missing_api", "runtime", "timeout",
+                    "resource_limit", "shape_mismatch", "wrong_answer", "infra")
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    name: str
+    framework: str
+    problem: str
+    variant: str
+
+    @property
+    def data_file(self) -> str:
+        return f"{self.framework}_{self.problem}"
+
+
+def task_table() -> dict[str, TaskInfo]:
+    table = {}
+    for slug in PROBLEM_MODULES:
+        problem = get_problem(slug)
+        for fw in problem.frameworks:
+            for variant in VARIANTS:
+                name = task_name(fw, slug, variant)
+                table[name] = TaskInfo(name, fw, slug, variant)
+    return table
+
+
+def resolve(pattern: str = "*") -> list[str]:
+    return sorted(n for n in task_table() if fnmatch.fnmatchcase(n, pattern))
+
+
+def read_docs(data_file: str, split: str = "test") -> list[dict]:
+    path = DATA_DIR / f"{data_file}.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run scripts/build_data.py")
+    with path.open() as fh:
+        docs = [json.loads(line) for line in fh if line.strip()]
+    return [d for d in docs if d["split"] == split]
+
+
+# --- YAML rendering -------------------------------------------------------------------
+def _metric(name: str, aggregation: str = "mean", higher: bool = True) -> dict:
+    return {"metric": name, "aggregation": aggregation, "higher_is_better": higher}
+
+
+def metric_names(info: TaskInfo) -> list[str]:
+    check = get_problem(info.problem).check
+    n = th.SAMPLED_REPEATS if info.variant == "sampled" else 1
+    names = [f"pass@{k}" for k in th.PASS_AT_K if k <= n]
+    names += ["semantic_score", "syntax_ok", "exec_ok"]
+    if check in ("state", "unitary"):
+        names.append("fidelity")
+    if check == "algorithm":
+        names.append("shots_used")
+    names += [f"error_{c}" for c in ERROR_CATEGORIES]
+    return names
+
+
+def task_config(info: TaskInfo) -> dict:
+    problem = get_problem(info.problem)
+    tags = ["lmq-all", f"lmq-{info.framework}", CATEGORY_TAG[problem.check]]
+    cfg = {
+        "task": info.name,
+        "tag": tags + ([f"lmq-{info.variant}"] if info.variant else ["lmq-greedy"]),
+        "custom_dataset": Function("lm_eval_quantum.metrics.load_task_dataset"),
+        "dataset_kwargs": {"task_file": info.data_file},
+        "test_split": "test",
+        "fewshot_split": "fewshot",
+    }
+    if info.variant == "ppl":
+        cfg.update({
+            "output_type": "loglikelihood_rolling",
+            "doc_to_text": "",
+            "doc_to_target": "canonical",
+            "metric_list": [_metric("word_perplexity", "weighted_perplexity", False),
+                            _metric("byte_perplexity", "weighted_perplexity", False),
+                            _metric("bits_per_byte", "bits_per_byte", False)],
+            "metadata": {"version": problem.version},
+        })
+        return cfg
+    docs = read_docs(info.data_file, "test") + read_docs(info.data_file, "fewshot")
+    longest = max(len(d["canonical"]) for d in docs)
+    sampled = info.variant == "sampled"
+    cfg.update({
+        "output_type": "generate_until",
+        "doc_to_text": "prompt",
+        "doc_to_target": "canonical",
+        "target_delimiter": "",
+        "fewshot_delimiter": "\n\n",
+        "generation_kwargs": {
+            "until": ["\n\n\n\n"],
+            "max_gen_toks": min(1024, max(256, longest // 2)),
+            "do_sample": sampled,
+            "temperature": th.SAMPLED_TEMPERATURE if sampled else 0.0,
+        },
+        "repeats": th.SAMPLED_REPEATS if sampled else 1,
+        "unsafe_code": True,
+        "filter_list": [{
+            "name": "judge",
+            "filter": [{
+                "function": "custom",
+                "filter_fn": Function("lm_eval_quantum.metrics."
+                                      + ("judge_filter_prefill" if info.variant == "prefill" else "judge_filter")),
+            }],
+        }],
+        "process_results": Function("lm_eval_quantum.metrics.process_results"),
+        "metric_list": [_metric(m, higher=not m.startswith("error_") and m != "shots_used")
+                        for m in metric_names(info)] + [_metric("bleu", "bleu")],
+        "metadata": {"version": problem.version},
+    })
+    if info.variant == "prefill":
+        cfg["gen_prefix"] = "prefill"
+    return cfg
+
+
+class Function(str):
+    """A `!function` reference in a task YAML."""
+
+
+def render_yaml(cfg: dict) -> str:
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(Function, lambda d, v: d.represent_scalar("!function", str(v)))
+    Dumper.add_representer(str, lambda d, v: d.represent_scalar(
+        "tag:yaml.org,2002:str", v, style='"' if "\n" in v else None))
+    return yaml.dump(cfg, Dumper=Dumper, sort_keys=False, width=100, allow_unicode=True)

@@ -1,0 +1,71 @@
+"""Every threshold and limit of the pack, in one place, each with its reason.
+
+Change a value here and bump the `metadata.version` of the affected tasks
+(scripts/build_data.py writes the versions).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, replace
+
+# --- judge: exact comparisons --------------------------------------------------
+# Exact simulation in float64 accumulates ~1e-13 error per gate; 1e-6 leaves six
+# orders of magnitude for deep circuits while any genuinely different answer on
+# <= 14 qubits differs by far more (one wrong T gate costs ~0.146 fidelity).
+STATE_FIDELITY_EPS = 1e-6
+# Same reasoning for process fidelity |Tr(U*^† U)/d|^2.
+PROCESS_FIDELITY_EPS = 1e-6
+# Black-box algorithm tasks pass when the post-processing answers every hidden
+# test correctly: the canonical's exact success probability is 1 for the
+# deterministic algorithms shipped so far (BV), so anything less is a miss.
+ALGORITHM_PASS_RATE = 1.0
+
+# --- judge: size caps checked before any simulation ----------------------------
+# 2^14 amplitudes is 256 KiB; the state judge stays far below any memory risk.
+MAX_STATE_QUBITS = 14
+# A unitary on 10 qubits is 1024x1024 complex (16 MiB) - the largest we build.
+MAX_UNITARY_QUBITS = 10
+# No canonical needs more than a few hundred operations; 20k keeps the judge
+# under a second on hostile input.
+MAX_OPS = 20_000
+# Oracle queries: total shots a post-processing may request per hidden test.
+MAX_SHOTS_PER_TEST = 100_000
+
+
+# --- sandbox limits ---------------------------------------------------------------
+@dataclass(frozen=True)
+class SandboxLimits:
+    # CPU seconds per sample.  Canonical answers use < 0.3 s of CPU after the
+    # warm fork; 10 s is a >30x margin that still bounds infinite loops.
+    cpu_seconds: float = 10.0
+    # Wall seconds per sample: catches sleep() and blocking reads, which use no
+    # CPU.  Generous so a loaded 2-core machine never fails a correct answer.
+    wall_seconds: float = 30.0
+    # Extra address space a sample may map on top of the warm server's own size.
+    memory_mb: int = 2048
+    # Open files, largest file written, processes (where enforceable).
+    open_files: int = 256
+    file_size_mb: int = 16
+    processes: int = 64
+    # Largest message the sample may send (artifact with matrices included).
+    output_mb: int = 16
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def limits_from_env(base: SandboxLimits | None = None, **overrides) -> SandboxLimits:
+    """Limits with `LMQ_<FIELD>` environment overrides and explicit overrides applied."""
+    limits = base or SandboxLimits()
+    env = {}
+    for field, value in asdict(limits).items():
+        raw = os.environ.get(f"LMQ_{field.upper()}")
+        if raw is not None:
+            env[field] = type(value)(raw)
+    return replace(limits, **env, **{k: v for k, v in overrides.items() if v is not None})
+
+
+# --- metrics ----------------------------------------------------------------------
+PASS_AT_K = (1, 5, 10)            # emitted only for k <= n samples per doc
+SAMPLED_REPEATS = 10              # QuanBench: n = 10 samples per task
+SAMPLED_TEMPERATURE = 0.8         # QuanBench's best-performing temperature
