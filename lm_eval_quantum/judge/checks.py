@@ -171,7 +171,7 @@ class Session:
     def _grade_state(self, circuit, extra):
         psi = simulate.statevector(_without_terminal_measurements(circuit))
         target = state_to_internal(self.problem.target(self.params), self.framework)
-        fidelity = float(abs(np.vdot(target, psi)) ** 2)
+        fidelity = min(1.0, float(abs(np.vdot(target, psi)) ** 2))  # rounding can exceed 1
         passed = fidelity >= 1 - th.STATE_FIDELITY_EPS
         return self._graded(passed, fidelity, f"state fidelity with the target: {fidelity:.6f}",
                             extra, fidelity)
@@ -181,7 +181,7 @@ class Session:
             raise SizeLimitError(f"unitary check limited to {th.MAX_UNITARY_QUBITS} qubits")
         u = simulate.unitary(_without_terminal_measurements(circuit))
         target = unitary_to_internal(self.problem.target(self.params), self.framework)
-        fidelity = float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
+        fidelity = min(1.0, float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2))
         passed = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
         return self._graded(passed, fidelity, f"process fidelity with the target: {fidelity:.6f}",
                             extra, fidelity)

@@ -1,0 +1,46 @@
+"""python -m lm_eval_quantum COMMAND
+
+  tasks-dir              print the directory of the task YAMLs (for --include_path)
+  list [PATTERN]         list task names (default 'quantum_*')
+  selfcheck [--tasks P]  run every canonical through sandbox + judge; non-zero exit on any failure
+  tiny-model             print the path of the embedded tiny model checkpoint
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lm_eval_quantum", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("tasks-dir", help="print the task config directory")
+    p_list = sub.add_parser("list", help="list tasks")
+    p_list.add_argument("pattern", nargs="?", default="quantum_*")
+    p_self = sub.add_parser("selfcheck", help="check every canonical passes")
+    p_self.add_argument("--tasks", default="quantum_*", help="shell-style task pattern")
+    sub.add_parser("tiny-model", help="print the embedded model path")
+    args = parser.parse_args(argv)
+
+    if args.command == "tasks-dir":
+        from .registration import tasks_dir
+
+        print(tasks_dir())
+    elif args.command == "list":
+        from .api import list_tasks
+
+        print("\n".join(list_tasks(args.pattern)))
+    elif args.command == "selfcheck":
+        from .selfcheck import main as selfcheck
+
+        return selfcheck(args.tasks)
+    elif args.command == "tiny-model":
+        from .models import tiny_model_path
+
+        print(tiny_model_path())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Real lm-eval runs: the replay model through the wrapper CLI, a round trip of
+the samples it logs, and the embedded tiny model through plain `lm_eval`
+(no --include_path: the start-up hook registers the pack)."""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+import lm_eval_quantum as lmq
+from lm_eval_quantum.metrics import pass_at_k
+
+ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def _run(cmd, cwd):
+    proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"{cmd}\nSTDOUT:\n{proc.stdout[-3000:]}\nSTDERR:\n{proc.stderr[-5000:]}"
+    return proc
+
+
+def _results(out_dir):
+    files = sorted(glob.glob(f"{out_dir}/**/results_*.json", recursive=True))
+    assert files, f"no results file under {out_dir}"
+    return json.load(open(files[-1]))["results"]
+
+
+def _wrong_ghz(canonical):
+    return canonical.replace("cx q[0], q[1];", "cx q[1], q[0];")
+
+
+@pytest.fixture(scope="module")
+def replay_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("replay")
+    ghz = lmq.load_docs("quantum_qasm_ghz")
+    qft = lmq.load_docs("quantum_cirq_qft_sampled")
+    lines = [
+        {"task": "quantum_qasm_ghz", "doc_id": 0, "responses": [ghz[0]["canonical"]]},
+        {"task": "quantum_qasm_ghz", "doc_id": 1, "responses": [_wrong_ghz(ghz[1]["canonical"])]},
+        {"task": "quantum_qasm_ghz", "doc_id": 2, "responses": ["I don't know."]},
+        # 3 correct answers out of 10 samples, then 10 syntax errors for doc 1.
+        {"task": "quantum_cirq_qft_sampled", "doc_id": 0,
+         "responses": [qft[0]["canonical"]] * 3 + ["```python\ndef build_circuit(n):\n    return (\n```"] * 7},
+        {"task": "quantum_cirq_qft_sampled", "doc_id": 1, "responses": ["```python\nimport cirq(\n```"] * 10},
+    ]
+    replay = tmp / "generations.jsonl"
+    replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp / "out"
+    _run([sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+          "--model_args", f"path={replay}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
+          "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(out), "--log_samples"], tmp)
+    return tmp, out
+
+
+def test_replay_scores_exactly(replay_run):
+    _, out = replay_run
+    results = _results(out)
+    ghz = results["quantum_qasm_ghz"]
+    assert ghz["pass@1,judge"] == pytest.approx(1 / 3)
+    assert ghz["error_wrong_answer,judge"] == pytest.approx(1 / 3)
+    assert ghz["error_no_code,judge"] == pytest.approx(1 / 3)
+    assert ghz["fidelity,judge"] == pytest.approx((1 + 0.5 + 0) / 3)  # the wrong GHZ is |+>|0..0>
+    qft = results["quantum_cirq_qft_sampled"]
+    # doc 2 was not in the replay file: ten empty answers.
+    expected = {1: (0.3 + 0 + 0) / 3, 5: pass_at_k(10, 3, 5) / 3, 10: 1 / 3}
+    for k, value in expected.items():
+        assert qft[f"pass@{k},judge"] == pytest.approx(value)
+    assert qft["error_syntax,judge"] == pytest.approx((0.7 + 1.0) / 3)
+    assert 0.0 <= qft["bleu,judge"] <= 100.0
+
+
+def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
+    tmp, out = replay_run
+    samples = sorted(glob.glob(f"{out}/**/samples_quantum_qasm_ghz_*.jsonl", recursive=True))
+    assert samples
+    rows = [json.loads(line) for line in open(samples[-1])]
+    verdicts = [json.loads(v) for row in rows for v in row["filtered_resps"][0 if isinstance(row["filtered_resps"][0], list) else slice(None)]]
+    assert {v["category"] for v in verdicts} == {"ok", "wrong_answer", "no_code"}
+    assert all(v["isolation"] in ("bwrap", "kernel", "rlimits") for v in verdicts if v["category"] != "no_code")
+    # Re-score the logged generations (the leaderboard workflow): same numbers.
+    again = tmp / "again"
+    _run([sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+          "--model_args", f"path={out}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
+          "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(again)], tmp)
+    first, second = _results(out), _results(again)
+    for task in first:
+        for key, value in first[task].items():
+            if isinstance(value, float) and not math.isnan(value) and "stderr" not in key:
+                assert second[task][key] == pytest.approx(value), (task, key)
+
+
+def test_plain_lm_eval_with_embedded_model(tmp_path):
+    """The README's main job, trimmed: plain lm_eval, hf backend, the embedded checkpoint."""
+    from lm_eval_quantum.models import tiny_model_path
+
+    out = tmp_path / "out"
+    proc = _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
+                 "--device", "cpu", "--tasks", "quantum_qasm_ghz,quantum_qasm_ghz_ppl",
+                 "--limit", "2", "--confirm_run_unsafe_code", "--output_path", str(out)], tmp_path)
+    results = _results(out)
+    assert 0.0 <= results["quantum_qasm_ghz"]["pass@1,judge"] <= 1.0
+    assert 0.0 <= results["quantum_qasm_ghz"]["fidelity,judge"] <= 1.0
+    assert results["quantum_qasm_ghz_ppl"]["bits_per_byte,none"] > 0
+    assert "pass@1" in proc.stdout and "fidelity" in proc.stdout
