@@ -1,0 +1,523 @@
+"""Harness side of the sandbox: a pool of forked samples served by one warm zygote.
+
+``SandboxPool`` starts :mod:`lm_eval_quantum.sandbox.zygote` (at the isolation
+level chosen by :mod:`.isolation`) the first time a job runs, and talks to it
+over an ``AF_UNIX``/``SOCK_SEQPACKET`` control socket.  Per job it creates a
+fresh socketpair, hands one end to the zygote (``SCM_RIGHTS``), writes the job
+JSON as the first wire frame on its own end, and then services that socket in
+the calling thread: every frame the child sends is size-checked, decoded with
+``wire.read_frame`` and validated with ``wire.check_message`` before the
+caller's ``on_message`` sees it; a dict returned by ``on_message`` is written
+back as the reply (oracle / simulator requests).  The job ends when the
+zygote reports that it reaped the child; only then is its exit status known.
+
+Nothing the candidate prints is read, and its exit status is reported, never
+interpreted as a verdict (R2).  A frame that fails validation or exceeds
+``limits.output_mb`` ends the sample with status ``protocol``.
+
+Infrastructure failures (R6): if the zygote dies, the control socket breaks,
+or no exit event arrives within ``wall_seconds + GRACE_SECONDS``, the zygote is
+restarted and the job retried once; a second infrastructure failure gives
+status ``infra`` (never the candidate's fault).  A candidate that kills itself
+is not an infrastructure failure: the zygote saw its child end.
+
+This module imports no quantum framework.
+"""
+from __future__ import annotations
+
+import array
+import atexit
+import io
+import itertools
+import json
+import os
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, fields, replace
+from typing import Callable
+
+from lm_eval_quantum import wire
+from lm_eval_quantum.thresholds import SandboxLimits, limits_from_env
+
+from . import isolation as iso
+
+STATUSES = ("exited", "signaled", "timeout", "cpu_limit", "protocol", "infra")
+GRACE_SECONDS = 10.0          # harness-side slack over the job's wall limit
+START_TIMEOUT = float(os.environ.get("LMQ_ZYGOTE_START_TIMEOUT", "300"))
+
+Handler = Callable[[dict], "dict | None"]
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot run at all (bad configuration, zygote does not start)."""
+
+
+@dataclass
+class RunResult:
+    messages: list[dict] = field(default_factory=list)
+    status: str = "infra"
+    exit_code: int | None = None
+    signal: int | None = None
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    isolation: str = ""
+    detail: str = ""
+    retried: bool = False
+
+    @property
+    def artifact(self) -> dict | None:
+        """The last artifact message, if the child sent one."""
+        for msg in reversed(self.messages):
+            if msg.get("type") == "artifact":
+                return msg
+        return None
+
+
+# --- one zygote process ------------------------------------------------------------
+class _Waiter:
+    """Where the control reader drops a job's exit event; selectable via a pipe."""
+
+    def __init__(self):
+        self.r, self.w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        self.event: dict | None = None
+        self.done = False
+
+    def deliver(self, event: dict | None) -> None:
+        if not self.done:
+            self.event, self.done = event, True
+            try:
+                os.write(self.w, b"x")
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        for fd in (self.r, self.w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class _Zygote:
+    def __init__(self, level: str):
+        cmd = iso.zygote_command(level)
+        self.level = level
+        self._cleanup = cmd.cleanup
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.log = tempfile.TemporaryFile(prefix="lmq-zygote-", suffix=".log")
+        self.control = ours
+        self.alive = True
+        self._send_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._waiters: dict[int, _Waiter] = {}
+        try:
+            self.proc = subprocess.Popen(
+                cmd.argv + ["--control-fd", str(theirs.fileno())],
+                env=cmd.env, cwd=cmd.cwd, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=self.log,
+                pass_fds=(theirs.fileno(),), start_new_session=True)
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"cannot start the sandbox zygote ({level}): {exc}") from None
+        finally:
+            theirs.close()
+        ours.settimeout(START_TIMEOUT)
+        try:
+            data = ours.recv(1 << 16)
+            ready = json.loads(data) if data else None
+        except (OSError, ValueError) as exc:
+            ready = {"ready": False, "error": str(exc)}
+        if not ready or not ready.get("ready"):
+            why = (ready or {}).get("error") or "it exited during start-up"
+            tail = self.stderr_tail()
+            self.close()
+            raise SandboxError(f"sandbox zygote ({level}) failed to start: {why}"
+                               + (f"\n--- zygote stderr ---\n{tail}" if tail else ""))
+        ours.settimeout(None)
+        self.info = ready
+        self.pid = self.proc.pid
+        self._reader = threading.Thread(target=self._read_events, name="lmq-zygote-events",
+                                        daemon=True)
+        self._reader.start()
+
+    def stderr_tail(self, lines: int = 30) -> str:
+        try:
+            self.log.seek(0)
+            text = self.log.read().decode(errors="replace")
+        except (OSError, ValueError):
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def _read_events(self) -> None:
+        while True:
+            try:
+                data = self.control.recv(1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            try:
+                event = json.loads(data)
+            except ValueError:
+                continue
+            with self._lock:
+                waiter = self._waiters.pop(event.get("job"), None)
+            if waiter is not None:
+                waiter.deliver(event)
+        self._mark_dead()
+
+    def _mark_dead(self) -> None:
+        with self._lock:
+            self.alive = False
+            waiters, self._waiters = list(self._waiters.values()), {}
+        for waiter in waiters:
+            waiter.deliver(None)
+
+    def submit(self, job_id: int, limits: dict, fd: int) -> _Waiter:
+        """Ask the zygote to fork a child on `fd`; raises OSError if the zygote is gone."""
+        waiter = _Waiter()
+        with self._lock:
+            if not self.alive:
+                waiter.close()
+                raise OSError("sandbox zygote is not running")
+            self._waiters[job_id] = waiter
+        payload = json.dumps({"op": "run", "job": job_id, "limits": limits}).encode()
+        fds = array.array("i", [fd]).tobytes()
+        try:
+            with self._send_lock:
+                self.control.sendmsg([payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        except OSError:
+            with self._lock:
+                self._waiters.pop(job_id, None)
+            waiter.close()
+            raise
+        return waiter
+
+    def kill_job(self, job_id: int) -> None:
+        try:
+            with self._send_lock:
+                self.control.send(json.dumps({"op": "kill", "job": job_id}).encode())
+        except OSError:
+            pass
+
+    def forget(self, job_id: int) -> None:
+        with self._lock:
+            self._waiters.pop(job_id, None)
+
+    def close(self) -> None:
+        """Stop the zygote: EOF on the control socket, then SIGKILL if it lingers."""
+        self.alive = False
+        try:
+            self.control.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.control.close()
+        proc = getattr(self, "proc", None)
+        if proc is not None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._mark_dead()
+        self.log.close()
+        for path in self._cleanup:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+# --- the pool ------------------------------------------------------------------------
+class SandboxPool:
+    """Run untrusted jobs in forked, isolated, limited sandbox children.
+
+    `workers` jobs run at once (default: all cores).  `isolation` is
+    ``"auto"`` (strongest available), ``"bwrap"`` or ``"rlimits"``; env
+    ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION`` apply (see :mod:`.isolation`).
+    `limits` are the defaults; a job's own ``job["limits"]`` overrides fields.
+    """
+
+    def __init__(self, workers: int | None = None, isolation: str = "auto",
+                 limits: SandboxLimits | None = None):
+        self.workers = max(1, int(workers or os.cpu_count() or 1))
+        self.limits = limits or limits_from_env()
+        self.isolation = iso.resolve(isolation)
+        self.restarts = 0
+        self._slots = threading.BoundedSemaphore(self.workers)
+        self._lock = threading.Lock()
+        self._zygote: _Zygote | None = None
+        self._started_once = False
+        self._closed = False
+        self._ids = itertools.count(1)
+        # Zygotes are spawned from one long-lived thread: PR_SET_PDEATHSIG and
+        # bwrap --die-with-parent fire when the *thread* that forked them exits.
+        self._spawner = ThreadPoolExecutor(1, thread_name_prefix="lmq-zygote-spawner")
+
+    # lifecycle ------------------------------------------------------------------
+    def __enter__(self) -> "SandboxPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
+        self._spawner.shutdown(wait=False)
+
+    @property
+    def zygote_info(self) -> dict:
+        """The zygote's ready message (pid, preload time, vmsize...), starting it if needed."""
+        return dict(self._get_zygote().info)
+
+    def _get_zygote(self) -> _Zygote:
+        with self._lock:
+            if self._closed:
+                raise SandboxError("the sandbox pool is closed")
+            if self._zygote is not None and self._zygote.alive:
+                return self._zygote
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
+                self.restarts += 1
+            self._zygote = self._spawner.submit(_Zygote, self.isolation).result()
+            self._started_once = True
+            return self._zygote
+
+    def _discard(self, zygote: _Zygote) -> None:
+        """Throw away a broken zygote (the next job starts a fresh one)."""
+        with self._lock:
+            if self._zygote is zygote:
+                self._zygote = None
+                self.restarts += 1
+        zygote.close()
+
+    def job_limits(self, job: dict) -> SandboxLimits:
+        overrides = job.get("limits") or {}
+        known = {f.name: f.type for f in fields(SandboxLimits)}
+        unknown = set(overrides) - set(known)
+        if unknown:
+            raise ValueError(f"unknown sandbox limits {sorted(unknown)}; known: {sorted(known)}")
+        return replace(self.limits, **{k: type(getattr(self.limits, k))(v)
+                                       for k, v in overrides.items()})
+
+    # running --------------------------------------------------------------------
+    def run(self, job: dict, on_message: Handler) -> RunResult:
+        """Run one job to completion (blocking, thread-safe)."""
+        limits = self.job_limits(job)
+        job_frame = wire.frame(job)
+        with self._slots:
+            result, retryable = self._attempt(job_frame, on_message, limits)
+            if retryable:
+                first = result.detail
+                result, _ = self._attempt(job_frame, on_message, limits)
+                result.retried = True
+                if result.status == "infra":
+                    result.detail = f"{result.detail} (first attempt: {first})"
+            return result
+
+    def map(self, jobs: list[dict], handlers: list[Handler],
+            progress: bool | str = True) -> list[RunResult]:
+        """Run `jobs` (up to `workers` at once); `handlers[i]` serves `jobs[i]`."""
+        if len(jobs) != len(handlers):
+            raise ValueError(f"{len(jobs)} jobs but {len(handlers)} handlers")
+        results: list[RunResult | None] = [None] * len(jobs)
+        if not jobs:
+            return []
+        self._get_zygote()   # start (and fail) once, before the threads
+        from tqdm.auto import tqdm
+
+        desc = progress if isinstance(progress, str) else f"sandbox ({self.isolation})"
+        with tqdm(total=len(jobs), desc=desc, unit="sample", disable=not progress) as bar, \
+                ThreadPoolExecutor(self.workers, thread_name_prefix="lmq-sandbox") as ex:
+            futures = {ex.submit(self.run, job, handler): i
+                       for i, (job, handler) in enumerate(zip(jobs, handlers))}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                bar.update(1)
+        return results  # type: ignore[return-value]
+
+    def _infra(self, detail: str, start: float) -> tuple[RunResult, bool]:
+        """An infrastructure failure of one attempt: (result, retryable=True)."""
+        return RunResult(status="infra", isolation=self.isolation, detail=detail,
+                         wall_seconds=round(time.monotonic() - start, 4)), True
+
+    def _attempt(self, job_frame: bytes, on_message: Handler,
+                 limits: SandboxLimits) -> tuple[RunResult, bool]:
+        """One try of a job: (result, whether it failed for infrastructure reasons)."""
+        try:
+            zygote = self._get_zygote()
+        except SandboxError as exc:
+            if not self._started_once:
+                raise
+            return self._infra(f"sandbox restart failed: {exc}", time.monotonic())
+        start = time.monotonic()      # after a possible (slow) zygote start
+        job_id = next(self._ids)
+        ours, theirs = socket.socketpair()
+        try:
+            try:
+                waiter = zygote.submit(job_id, limits.as_dict(), theirs.fileno())
+            except OSError as exc:
+                self._discard(zygote)
+                return self._infra(f"sandbox zygote unreachable: {exc}", start)
+            finally:
+                theirs.close()
+            try:
+                return self._serve(zygote, job_id, waiter, ours, job_frame, on_message,
+                                   limits, start)
+            finally:
+                zygote.forget(job_id)
+                waiter.close()
+        finally:
+            ours.close()
+
+    def _serve(self, zygote: _Zygote, job_id: int, waiter: _Waiter, sock: socket.socket,
+               job_frame: bytes, on_message: Handler, limits: SandboxLimits,
+               start: float) -> tuple[RunResult, bool]:
+        """Service one job socket until the zygote reports the child's end.
+
+        Returns (result, whether it is a retryable infrastructure failure)."""
+        sock.setblocking(False)
+        out = bytearray(job_frame)
+        inbuf = bytearray()
+        cap = int(limits.output_mb * 2**20)
+        received = 0
+        messages: list[dict] = []
+        verdict: tuple[str, str] | None = None     # (status, detail) set by the harness
+        reading = True
+        deadline = start + limits.wall_seconds + GRACE_SECONDS
+
+        def stop(status: str, detail: str) -> None:
+            nonlocal verdict, reading
+            if verdict is None:
+                verdict = (status, detail)
+            reading = False
+            out.clear()
+            zygote.kill_job(job_id)
+
+        def parse() -> None:
+            nonlocal inbuf
+            while reading and len(inbuf) >= 4:
+                (size,) = struct.unpack(">I", inbuf[:4])
+                if 4 + size > cap:
+                    stop("protocol", f"message of {size} bytes exceeds output_mb={limits.output_mb}")
+                    return
+                if len(inbuf) < 4 + size:
+                    return
+                body = bytes(inbuf[:4 + size])
+                del inbuf[:4 + size]
+                try:
+                    msg = wire.check_message(wire.read_frame(io.BytesIO(body).read))
+                except wire.WireError as exc:
+                    stop("protocol", f"invalid message from the sandbox: {exc}")
+                    return
+                messages.append(msg)
+                try:
+                    reply = on_message(msg)
+                except Exception as exc:  # noqa: BLE001 - the judge's bug, not the candidate's
+                    stop("infra", "message handler raised: "
+                         + "".join(traceback.format_exception_only(type(exc), exc)).strip())
+                    return
+                if reply is not None:
+                    try:
+                        out.extend(wire.frame(reply))
+                    except (wire.WireError, TypeError, ValueError) as exc:
+                        stop("infra", f"message handler returned an unsendable reply: {exc}")
+
+        def receive() -> bool:
+            """Read what is available; False at EOF."""
+            nonlocal received
+            while reading:
+                try:
+                    chunk = sock.recv(1 << 20)
+                except (BlockingIOError, InterruptedError):
+                    return True
+                except OSError:
+                    return False
+                if not chunk:
+                    return False
+                received += len(chunk)
+                if received > cap:
+                    stop("protocol", f"sandbox output exceeds output_mb={limits.output_mb}")
+                    return False
+                inbuf.extend(chunk)
+                parse()
+            return True
+
+        open_ = True
+        while not waiter.done:
+            now = time.monotonic()
+            if now >= deadline:
+                zygote.kill_job(job_id)
+                self._discard(zygote)
+                return self._infra(
+                    f"no exit report from the sandbox within {limits.wall_seconds + GRACE_SECONDS:.0f} s",
+                    start)
+            # poll, not select: the harness may hold more than FD_SETSIZE fds.
+            poller = select.poll()
+            poller.register(waiter.r, select.POLLIN)
+            if open_ and reading:
+                poller.register(sock, select.POLLIN | (select.POLLOUT if out else 0))
+            ready = dict(poller.poll(max(0.0, deadline - now) * 1000 + 1))
+            events = ready.get(sock.fileno(), 0)
+            if events & select.POLLOUT:
+                try:
+                    del out[:sock.send(out, socket.MSG_NOSIGNAL)]
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    out.clear()          # the child is gone; its exit event follows
+            if events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+                open_ = receive()
+
+        event = waiter.event
+        if event is None:
+            self._discard(zygote)
+            tail = zygote.stderr_tail(5)
+            return self._infra("the sandbox zygote died" + (f": {tail}" if tail else ""), start)
+        if event.get("status") == "infra":
+            return self._infra(event.get("detail", "zygote could not start the job"), start)
+        if open_ and reading:
+            receive()                    # frames written just before the child exited
+        status, detail = verdict or (event["status"], "")
+        if verdict is None and inbuf:
+            detail = f"ignored {len(inbuf)} bytes of an incomplete trailing frame"
+        if status == "infra":           # a handler bug: deterministic, not retried
+            return RunResult(messages=messages, status="infra", isolation=self.isolation,
+                             detail=detail, wall_seconds=event.get("wall_seconds", 0.0),
+                             cpu_seconds=event.get("cpu_seconds", 0.0)), False
+        if not detail:
+            detail = {
+                "timeout": f"wall-clock limit of {limits.wall_seconds:g} s exceeded",
+                "cpu_limit": f"CPU limit of {limits.cpu_seconds:g} s exceeded",
+                "signaled": f"killed by signal {event.get('signal')}",
+            }.get(status, "")
+        return RunResult(messages=messages, status=status, exit_code=event.get("exit_code"),
+                         signal=event.get("signal"), cpu_seconds=event.get("cpu_seconds", 0.0),
+                         wall_seconds=event.get("wall_seconds", 0.0),
+                         isolation=self.isolation, detail=detail), False
+
+
+# --- process-wide pool ------------------------------------------------------------
+_POOL: SandboxPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def get_pool() -> SandboxPool:
+    """The shared pool (created on first use with env-configured settings, closed at exit)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL._closed:
+            workers = os.environ.get("LMQ_WORKERS")
+            _POOL = SandboxPool(workers=int(workers) if workers else None)
+            atexit.register(_POOL.close)
+        return _POOL

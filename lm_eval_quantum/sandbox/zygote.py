@@ -1,0 +1,445 @@
+"""The warm fork server: ``python -m lm_eval_quantum.sandbox.zygote --control-fd N``.
+
+Started by :class:`lm_eval_quantum.sandbox.pool.SandboxPool` (inside bubblewrap
+at the ``bwrap`` isolation level) with a clean environment in which every
+thread-count variable is pinned to 1 before anything is imported.  It imports
+the quantum frameworks once (``frameworks.preload()``), freezes the heap for
+copy-on-write and then forks one child per sample.
+
+Control protocol (``AF_UNIX`` ``SOCK_SEQPACKET`` socket inherited as fd N; one
+JSON object per packet):
+
+harness -> zygote
+    ``{"op": "run", "job": ID, "limits": {SandboxLimits fields}}`` with one
+    file descriptor attached (``SCM_RIGHTS``): the child's end of a fresh
+    per-job socketpair.  The zygote never reads from it; the child receives
+    the job JSON itself as the first wire frame on that socket, so the zygote
+    never parses candidate source and control packets stay small.
+    ``{"op": "kill", "job": ID}``: kill that sample now (protocol violation).
+
+zygote -> harness
+    ``{"ready": true, ...}`` once, after preloading (or ``"ready": false``).
+    One event per job when its process has been reaped:
+    ``{"job", "status": exited|signaled|timeout|cpu_limit|infra, "exit_code",
+    "signal", "cpu_seconds", "wall_seconds"}``.
+
+Per child (see :func:`_child`): new session, its own uid when the zygote may
+change uids, ``PR_SET_PDEATHSIG``, no-new-privs, non-dumpable, a fresh private
+temp dir as cwd/HOME/TMPDIR, stdin/stdout/stderr on /dev/null, every fd closed
+except the job socket, rlimits (CPU, AS = zygote VmSize + memory_mb, NOFILE,
+FSIZE, NPROC, CORE=0); then ``frameworks.run_job(job, channel)`` and
+``os._exit(0)``.
+
+The zygote is single-threaded and never blocks on one child: it polls the
+control socket and a SIGCHLD wake-up pipe, with the nearest wall-clock
+deadline as timeout.  It is a child subreaper, so processes that escape a
+sample (double fork, ``setsid`` daemons) are re-parented to it; whenever a
+process is reaped it SIGKILLs every child of its own that is not a live job
+(scanning /proc) and reaps those in turn until none is left.  It exits (killing
+everything) on EOF of the control socket and dies with its parent
+(``PR_SET_PDEATHSIG``).
+"""
+from __future__ import annotations
+
+import os
+
+# Pin thread pools before numpy/qiskit can be imported (the pool also sets these).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
+             "RAYON_NUM_THREADS", "QISKIT_NUM_PROCS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import array  # noqa: E402
+import ctypes  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import resource  # noqa: E402
+import select  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+UID_BASE = int(os.environ.get("LMQ_SANDBOX_UID_BASE", "2000000000"))
+UID_SLOTS = 1 << 16
+MAX_CONTROL_PACKET = 1 << 16
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def prctl(option: int, arg: int = 0) -> None:
+    if _libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl({option}): {os.strerror(err)}")
+
+
+def vmsize_bytes() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("VmSize missing from /proc/self/status")
+
+
+def thread_count() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return 1
+
+
+# --- the child side -----------------------------------------------------------------
+class Channel:
+    """The child's end of the wire: ``send(msg)`` and ``request(msg) -> reply``."""
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    def _read_exact(self, n: int) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            chunk = self._sock.recv(min(n - got, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def receive(self):
+        from lm_eval_quantum import wire
+
+        return wire.read_frame(self._read_exact)
+
+    def send(self, msg: dict) -> None:
+        from lm_eval_quantum import wire
+
+        self._sock.sendall(wire.frame(msg))
+
+    def request(self, msg: dict) -> dict:
+        self.send(msg)
+        reply = self.receive()
+        if reply is None:
+            raise EOFError("the judge closed the channel")
+        return reply
+
+
+def _set_limits(limits: dict, address_space: int) -> None:
+    cpu = max(1, math.ceil(float(limits["cpu_seconds"])))
+    caps = [
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),        # SIGXCPU, then SIGKILL
+        (resource.RLIMIT_AS, address_space),
+        (resource.RLIMIT_NOFILE, int(limits["open_files"])),
+        (resource.RLIMIT_FSIZE, int(limits["file_size_mb"]) * 2**20),
+        (resource.RLIMIT_NPROC, int(limits["processes"])),
+    ]
+    for res, value in caps:
+        soft, hard = value if isinstance(value, tuple) else (value, value)
+        _, old_hard = resource.getrlimit(res)
+        if old_hard != resource.RLIM_INFINITY:
+            soft, hard = min(soft, old_hard), min(hard, old_hard)
+        resource.setrlimit(res, (soft, hard))
+
+
+def _child(job_fd: int, limits: dict, tmpdir: str, uid: int | None, address_space: int) -> None:
+    """Runs in the forked child; never returns."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        os.setsid()
+        # fds: job socket -> 3, /dev/null -> 0, 1, 2, everything else closed.
+        if job_fd != 3:
+            os.dup2(job_fd, 3)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(4, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024))
+        if uid is not None:
+            os.chown(tmpdir, uid, uid)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after setuid, which clears it
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        prctl(PR_SET_DUMPABLE, 0)
+        os.chdir(tmpdir)
+        os.environ.update(HOME=tmpdir, TMPDIR=tmpdir)
+        tempfile.tempdir = tmpdir
+        _set_limits(limits, address_space)
+        channel = Channel(socket.socket(fileno=3))
+        job = channel.receive()
+        if isinstance(job, dict):
+            from lm_eval_quantum import frameworks
+
+            frameworks.run_job(job, channel)
+            code = 0
+    except BaseException as exc:  # noqa: BLE001 - report whatever escaped, then die
+        try:
+            Channel(socket.socket(fileno=3)).send(
+                {"type": "error", "category": "runtime",
+                 "message": f"sandbox worker: {type(exc).__name__}: {exc}"[:2000]})
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+# --- the server side ----------------------------------------------------------------
+class Job:
+    __slots__ = ("id", "pid", "start", "deadline", "cpu_limit", "tmpdir", "slot", "reason")
+
+    def __init__(self, job_id, pid, start, deadline, cpu_limit, tmpdir, slot):
+        self.id, self.pid, self.start, self.deadline = job_id, pid, start, deadline
+        self.cpu_limit, self.tmpdir, self.slot, self.reason = cpu_limit, tmpdir, slot, None
+
+
+class Zygote:
+    def __init__(self, control: socket.socket, tmp_base: str, drop_uid: bool):
+        self.control = control
+        self.tmp_base = tmp_base
+        self.drop_uid = drop_uid
+        self.jobs: dict[int, Job] = {}          # pid -> Job
+        self.slot_counter = -1
+        self.me = os.getpid()
+        self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+
+    # events ---------------------------------------------------------------------
+    def send(self, obj: dict) -> None:
+        try:
+            self.control.send(json.dumps(obj).encode())
+        except OSError:
+            self.shutdown(1)
+
+    # job start ------------------------------------------------------------------
+    def start(self, msg: dict, fd: int) -> None:
+        job_id = msg.get("job")
+        try:
+            limits = msg["limits"]
+            wall = float(limits["wall_seconds"])
+            slot = self.next_slot()
+            uid = UID_BASE + slot if self.drop_uid else None
+            tmpdir = tempfile.mkdtemp(prefix="job-", dir=self.tmp_base)
+            address_space = vmsize_bytes() + int(limits["memory_mb"]) * 2**20
+            start = time.monotonic()
+            pid = os.fork()
+        except Exception as exc:  # noqa: BLE001
+            os.close(fd)
+            self.send({"job": job_id, "status": "infra", "exit_code": None, "signal": None,
+                       "cpu_seconds": 0.0, "wall_seconds": 0.0,
+                       "detail": f"zygote could not start the job: {exc}"})
+            return
+        if pid == 0:
+            _child(fd, limits, tmpdir, uid, address_space)
+        os.close(fd)
+        self.jobs[pid] = Job(job_id, pid, start, start + wall, float(limits["cpu_seconds"]),
+                             tmpdir, slot)
+
+    def next_slot(self) -> int:
+        """A uid offset not used by a live job and not recently used: leftovers of
+        an earlier sample that are still dying never count against a new one."""
+        busy = {j.slot for j in self.jobs.values()}
+        while True:
+            self.slot_counter = (self.slot_counter + 1) % UID_SLOTS
+            if self.slot_counter not in busy:
+                return self.slot_counter
+
+    def kill(self, job: Job, reason: str) -> None:
+        if job.reason is None:
+            job.reason = reason
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(job.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    # reaping --------------------------------------------------------------------
+    def reap(self) -> None:
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_pid == 0:
+                return
+            pid = info.si_pid
+            job = self.jobs.pop(pid, None)
+            if job is not None:
+                # Still a zombie: its pid is reserved, so killing its group is safe.
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                _, status, usage = os.wait4(pid, 0)
+            except ChildProcessError:
+                continue
+            if job is not None:
+                self.finish(job, status, usage)
+            self.sweep()
+
+    def finish(self, job: Job, status: int, usage) -> None:
+        wall = time.monotonic() - job.start
+        cpu = usage.ru_utime + usage.ru_stime
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        if job.reason == "timeout":
+            state = "timeout"
+        elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and job.reason is None
+                                       and cpu >= math.ceil(job.cpu_limit) - 0.05):
+            state = "cpu_limit"
+        elif sig is not None:
+            state = "signaled"
+        else:
+            state = "exited"
+        self.send({"job": job.id, "status": state, "exit_code": exit_code, "signal": sig,
+                   "cpu_seconds": round(cpu, 4), "wall_seconds": round(wall, 4)})
+        shutil.rmtree(job.tmpdir, ignore_errors=True)
+
+    def sweep(self) -> None:
+        """SIGKILL every child of ours that is not a live job (escaped descendants)."""
+        live = set(self.jobs)
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            if pid in live or pid == self.me:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2:].split()
+            if int(fields[1]) == self.me and fields[0] != b"Z":
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    # main loop ------------------------------------------------------------------
+    def serve(self) -> None:
+        poller = select.poll()
+        poller.register(self.control.fileno(), select.POLLIN)
+        poller.register(self.wake_r, select.POLLIN)
+        while True:
+            now = time.monotonic()
+            for job in list(self.jobs.values()):
+                if job.reason is None and now >= job.deadline:
+                    self.kill(job, "timeout")
+            pending = [j.deadline for j in self.jobs.values() if j.reason is None]
+            timeout = None if not pending else max(0, min(pending) - now) * 1000 + 5
+            for fd, _ in poller.poll(timeout):
+                if fd == self.wake_r:
+                    try:
+                        while os.read(self.wake_r, 512):
+                            pass
+                    except BlockingIOError:
+                        pass
+                else:
+                    self.handle_control()
+            self.reap()
+
+    def handle_control(self) -> None:
+        try:
+            data, ancdata, flags, _ = self.control.recvmsg(
+                MAX_CONTROL_PACKET, socket.CMSG_SPACE(4 * array.array("i").itemsize))
+        except InterruptedError:
+            return
+        except OSError:
+            self.shutdown(0)
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                arr = array.array("i")
+                arr.frombytes(payload[: len(payload) - len(payload) % arr.itemsize])
+                fds.extend(arr)
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            self.shutdown(0)
+        try:
+            msg = json.loads(data)
+        except ValueError:
+            msg = {}
+        op = msg.get("op")
+        if op == "run" and fds:
+            for extra in fds[1:]:
+                os.close(extra)
+            self.start(msg, fds[0])
+            return
+        for fd in fds:
+            os.close(fd)
+        if op == "kill":
+            for job in self.jobs.values():
+                if job.id == msg.get("job"):
+                    self.kill(job, "killed")
+
+    def shutdown(self, code: int) -> None:
+        for job in list(self.jobs.values()):
+            self.kill(job, "shutdown")
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            self.sweep()
+            try:
+                if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                    time.sleep(0.01)
+            except ChildProcessError:
+                break
+        for job in self.jobs.values():
+            shutil.rmtree(job.tmpdir, ignore_errors=True)
+        os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="lm_eval_quantum.sandbox.zygote")
+    parser.add_argument("--control-fd", type=int, required=True)
+    parser.add_argument("--isolation", default="rlimits")
+    parser.add_argument("--drop-uid", action="store_true",
+                        help="give every child its own unprivileged uid (needs CAP_SETUID)")
+    parser.add_argument("--tmp", default=None, help="where per-job temp dirs are created")
+    args = parser.parse_args(argv)
+
+    control = socket.socket(fileno=args.control_fd)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_DUMPABLE, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the harness decides when we stop
+    drop_uid = args.drop_uid and os.geteuid() == 0
+    t0 = time.monotonic()
+    try:
+        from lm_eval_quantum import frameworks
+
+        frameworks.preload()
+    except BaseException as exc:  # noqa: BLE001
+        traceback.print_exc()
+        control.send(json.dumps({"ready": False,
+                                 "error": f"{type(exc).__name__}: {exc}"[:4000]}).encode())
+        os._exit(1)
+    import gc
+
+    gc.collect()
+    gc.freeze()   # keep the preloaded heap shared copy-on-write across forks
+    zygote = Zygote(control, args.tmp or tempfile.gettempdir(), drop_uid)
+    zygote.send({"ready": True, "pid": os.getpid(), "isolation": args.isolation,
+                 "drop_uid": drop_uid, "threads": thread_count(),
+                 "vmsize_mb": round(vmsize_bytes() / 2**20, 1),
+                 "preload_seconds": round(time.monotonic() - t0, 3),
+                 "python": sys.version.split()[0]})
+    zygote.serve()
+
+
+if __name__ == "__main__":
+    main()

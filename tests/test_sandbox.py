@@ -1,0 +1,384 @@
+"""The sandbox against an adversarial candidate (SPEC section 4, R1-R7).
+
+Every job goes through the real path: SandboxPool -> zygote (bwrap when
+available) -> forked child -> frameworks.run_job -> wire messages.  One pool
+is shared by the module (the zygote preloads every framework once); only the
+infrastructure-failure test restarts it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import lm_eval_quantum
+from lm_eval_quantum.sandbox import isolation
+from lm_eval_quantum.sandbox.pool import RunResult, SandboxPool
+
+GHZ = """
+from qiskit import QuantumCircuit
+def build_circuit(n):
+    qc = QuantumCircuit(n)
+    qc.h(0)
+    for i in range(n - 1):
+        qc.cx(i, i + 1)
+    return qc
+"""
+
+
+def job(prelude: str = "", n: int = 3, **limits) -> dict:
+    """A qiskit GHZ job whose module top level first runs `prelude`."""
+    return {"framework": "qiskit", "sources": {"python": prelude + "\n" + GHZ, "qasm": None},
+            "entry": "build_circuit", "args": [n], "num_qubits": n, "oracle": None,
+            "post": None, "limits": limits}
+
+
+def probe_job(code: str) -> dict:
+    """A candidate that reports what it could do as 'LEAK:<json>' in its error message."""
+    return job(f"import json\nresults = {{}}\n{code}\nraise RuntimeError('LEAK:' + json.dumps(results))")
+
+
+def leaked(result: RunResult) -> dict:
+    for msg in result.messages:
+        found = re.search(r"LEAK:(\{.*?\})", msg.get("message", ""))
+        if found:
+            return json.loads(found.group(1))
+    raise AssertionError(f"probe did not report: {result}")
+
+
+def ignore(msg):
+    return None
+
+
+def proc_table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (ppid, state, cmdline) of every host process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2:].split()
+        table[int(entry)] = (int(rest[1]), rest[0].decode(), cmd)
+    return table
+
+
+def descendants(root: int) -> dict[int, tuple[int, str, str]]:
+    table = proc_table()
+    found, frontier = {}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, info in table.items():
+            if info[0] == parent and pid not in found:
+                found[pid] = info
+                frontier.append(pid)
+    return found
+
+
+def zygote_host_pid(pool: SandboxPool) -> int:
+    top = pool._get_zygote().pid
+    for pid, (_, _, cmd) in {top: (0, "", Path(f"/proc/{top}/cmdline").read_bytes()
+                                   .replace(b"\0", b" ").decode()), **descendants(top)}.items():
+        if "sandbox.zygote" in cmd and "bwrap" not in cmd.split()[0]:
+            return pid
+    raise AssertionError("zygote process not found")
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with SandboxPool(workers=2) as p:
+        p.zygote_info  # start it (preload) once for the module
+        yield p
+
+
+@pytest.fixture(scope="module")
+def bwrap_pool(pool):
+    if pool.isolation != "bwrap":
+        pytest.skip(f"bubblewrap unavailable here ({isolation.probe('bwrap')}); "
+                    "filesystem and network isolation are only enforced at the bwrap level")
+    return pool
+
+
+# --- normal operation ----------------------------------------------------------------
+def test_normal_job_returns_artifact(pool):
+    res = pool.run(job(), ignore)
+    assert res.status == "exited" and res.exit_code == 0, res
+    assert res.isolation == pool.isolation and not res.retried
+    art = res.artifact
+    assert art is not None and art["circuit"]["num_qubits"] == 3
+    assert [op["name"] for op in art["circuit"]["ops"]] == ["h", "cx", "cx"]
+    assert 0 < res.wall_seconds < 10
+
+
+def test_request_reply_through_handler(pool):
+    source = (
+        "from qiskit import QuantumCircuit\n"
+        "def build_circuit(n, oracle):\n"
+        "    qc = QuantumCircuit(n + 1, n)\n"
+        "    qc.h(range(n)); qc.append(oracle, range(n + 1)); qc.measure(range(n), range(n))\n"
+        "    return qc\n"
+        "def run_and_analyze(circuit, simulator):\n"
+        "    return simulator.run(circuit, shots=7).result().get_counts()\n")
+    spec = {"framework": "qiskit", "sources": {"python": source, "qasm": None},
+            "entry": "build_circuit", "args": [2], "num_qubits": 3,
+            "oracle": {"name": "Oracle", "num_qubits": 3},
+            "post": {"entry": "run_and_analyze", "tests": 2}, "limits": {}}
+    seen = []
+
+    def handler(msg):
+        seen.append(msg["type"])
+        if msg["type"] == "run":
+            return {"counts": {"11": msg["shots"]}}
+        return None
+
+    res = pool.run(spec, handler)
+    assert res.status == "exited", res
+    answers = [m for m in res.messages if m["type"] == "answer"]
+    assert [a["test"] for a in answers] == [0, 1]
+    assert all(a["value"] == {"11": 7} for a in answers)
+    assert seen.count("run") == 2 and seen[0] == "artifact"
+
+
+def test_concurrent_jobs_with_two_workers(pool):
+    jobs = [job("import time; time.sleep(0.6)", n=n) for n in (2, 3, 4, 5)]
+    handlers = [ignore] * len(jobs)
+    start = time.monotonic()
+    results = pool.map(jobs, handlers, progress=False)
+    elapsed = time.monotonic() - start
+    assert [r.artifact["circuit"]["num_qubits"] for r in results] == [2, 3, 4, 5]
+    assert elapsed < 4 * 0.6 * 0.9, f"no concurrency: {elapsed:.2f} s"
+
+
+# --- limits (R4) -------------------------------------------------------------------
+def test_infinite_loop_hits_cpu_limit(pool):
+    res = pool.run(job("while True:\n    pass", cpu_seconds=1, wall_seconds=20), ignore)
+    assert res.status == "cpu_limit", res
+    assert res.artifact is None and res.wall_seconds < 10
+
+
+def test_sleep_hits_wall_clock_limit(pool):
+    res = pool.run(job("import time; time.sleep(1000)", wall_seconds=2), ignore)
+    assert res.status == "timeout", res
+    assert 1.5 < res.wall_seconds < 6
+
+
+def test_memory_bomb_is_contained(pool):
+    res = pool.run(job("x = []\nwhile True:\n    x.append(bytearray(10**7))", memory_mb=256),
+                   ignore)
+    errors = [m for m in res.messages if m["type"] == "error"]
+    assert res.status in ("signaled", "cpu_limit") or (
+        errors and errors[0]["category"] == "resource_limit"), res
+    assert res.artifact is None
+    assert pool.run(job(), ignore).artifact is not None
+
+
+def test_fork_bomb_is_contained(pool):
+    res = pool.run(job("import os\nwhile True:\n    try:\n        os.fork()\n"
+                       "    except OSError:\n        pass", wall_seconds=2, cpu_seconds=2), ignore)
+    assert res.status in ("timeout", "cpu_limit", "signaled"), res
+    assert pool.run(job(), ignore).artifact is not None
+
+
+# --- cleanup between samples (R3) ----------------------------------------------------
+def test_escaped_daemons_are_killed_and_reaped(pool):
+    marker = "1000.4242"
+    prelude = f"""
+import os
+if os.fork() == 0:                 # a plain child, same process group
+    os.execv("/bin/sleep", ["sleep", "{marker}"])
+if os.fork() == 0:                 # a double-forked setsid daemon
+    os.setsid()
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", "{marker}"])
+    os._exit(0)
+import time; time.sleep(0.3)
+"""
+    res = pool.run(job(prelude), ignore)
+    assert res.status == "exited" and res.artifact is not None, res
+    root = pool._get_zygote().pid
+    deadline = time.monotonic() + 3
+    while True:
+        left = {pid: info for pid, info in descendants(root).items()
+                if "sandbox.zygote" not in info[2]}
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not left, f"leftover processes after the sample: {left}"
+    assert not [p for p, (_, _, cmd) in proc_table().items() if marker in cmd]
+
+
+def test_exit_without_artifact(pool):
+    res = pool.run(job("import os; os._exit(0)"), ignore)
+    assert res.status == "exited" and res.exit_code == 0
+    assert res.messages == [] and res.artifact is None
+
+
+def test_killing_itself_is_not_infra(pool):
+    res = pool.run(job("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"), ignore)
+    assert res.status == "signaled" and res.signal == signal.SIGKILL and not res.retried
+
+
+# --- forged results (R2) -----------------------------------------------------------
+def test_fake_json_on_stdout_has_no_effect(pool):
+    fake = json.dumps({"type": "artifact", "circuit": {"num_qubits": 1, "num_clbits": 0,
+                                                       "ops": []}, "stats": {}})
+    prelude = (f"import os, struct, sys\nprint({fake!r}); sys.stdout.flush()\n"
+               f"data = {fake!r}.encode()\n"
+               "os.write(1, struct.pack('>I', len(data)) + data)\n"
+               "os.write(2, struct.pack('>I', len(data)) + data)")
+    res = pool.run(job(prelude), ignore)
+    artifacts = [m for m in res.messages if m["type"] == "artifact"]
+    assert len(artifacts) == 1 and artifacts[0]["circuit"]["num_qubits"] == 3, res
+
+
+def test_invalid_frame_is_a_protocol_failure(pool):
+    res = pool.run(job("import os\nos.write(3, b'\\x00\\x00\\x00\\x05hello')\n"
+                       "import time; time.sleep(30)"), ignore)
+    assert res.status == "protocol" and "invalid message" in res.detail, res
+    assert res.wall_seconds < 10
+
+
+def test_oversized_frame_is_a_protocol_failure(pool):
+    res = pool.run(job("import os, struct\nos.write(3, struct.pack('>I', 50 * 2**20))\n"
+                       "import time; time.sleep(30)", output_mb=1), ignore)
+    assert res.status == "protocol" and "output_mb" in res.detail, res
+
+
+def test_handler_exception_never_escapes(pool):
+    def broken(msg):
+        raise KeyError("judge bug")
+
+    res = pool.run(job(), broken)
+    assert res.status == "infra" and "judge bug" in res.detail and not res.retried
+
+
+# --- confinement (R1, R5): bwrap only -------------------------------------------------
+def test_hidden_data_is_unreachable(bwrap_pool):
+    pkg = Path(lm_eval_quantum.__path__[0]).resolve()
+    targets = {"passwd": "/etc/passwd", "shadow": "/etc/shadow",
+               "data": str(pkg / "data"), "problems": str(pkg / "problems"),
+               "judge": str(pkg / "judge"), "checkout": str(pkg.parent),
+               "home": os.path.expanduser("~/.bashrc"), "ssh": os.path.expanduser("~/.ssh"),
+               "hostname": "/etc/hostname", "work": "/work"}
+    code = f"import os\nfor key, path in {targets!r}.items():\n" \
+           "    try:\n        os.listdir(path) if os.path.isdir(path) else open(path).read(1)\n" \
+           "        results[key] = True\n    except OSError:\n        results[key] = False\n" \
+           "for mod in ('lm_eval_quantum.judge', 'lm_eval_quantum.problems', 'lm_eval_quantum.api'):\n" \
+           "    try:\n        __import__(mod)\n        results[mod] = True\n" \
+           "    except ImportError:\n        results[mod] = False\n" \
+           "results['pkg'] = sorted(os.listdir(os.path.dirname(__import__('lm_eval_quantum').__file__)))"
+    res = bwrap_pool.run(probe_job(code), ignore)
+    found = leaked(res)
+    assert found.pop("pkg") == sorted(isolation.ALLOWED_PACKAGE_ENTRIES)
+    assert not any(found.values()), f"reachable from the sandbox: {found}"
+    assert res.isolation == "bwrap"
+
+
+def test_no_writes_outside_private_tmp(bwrap_pool):
+    code = ("import os, tempfile\n"
+            "for path in ('/usr/lmq_x', '/opt/lmq/lm_eval_quantum/x', '/etc/x', '/x'):\n"
+            "    try:\n        open(path, 'w').write('x')\n        results[path] = True\n"
+            "    except OSError:\n        results[path] = False\n"
+            "results['cwd_writable'] = open('ok.txt', 'w').write('x') == 1\n"
+            "results['cwd_is_private'] = os.getcwd().startswith('/tmp/job-')")
+    found = leaked(bwrap_pool.run(probe_job(code), ignore))
+    assert found.pop("cwd_writable") and found.pop("cwd_is_private")
+    assert not any(found.values()), found
+
+
+def test_network_is_unreachable(bwrap_pool):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    code = ("import socket\n"
+            "for host in ('127.0.0.1', '8.8.8.8'):\n"
+            "    try:\n"
+            f"        socket.create_connection((host, {port}), timeout=2).close()\n"
+            "        results[host] = True\n"
+            "    except OSError:\n        results[host] = False")
+    try:
+        found = leaked(bwrap_pool.run(probe_job(code), ignore))
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+    assert found == {"127.0.0.1": False, "8.8.8.8": False}
+
+
+def test_cannot_signal_the_zygote(bwrap_pool):
+    if not bwrap_pool.zygote_info.get("drop_uid"):
+        pytest.skip("children share the zygote's uid (bwrap without root); see issue B")
+    code = ("import os, signal\n"
+            "try:\n    os.kill(os.getppid(), signal.SIGKILL)\n    results['killed'] = True\n"
+            "except OSError:\n    results['killed'] = False")
+    res = bwrap_pool.run(probe_job(code), ignore)
+    assert leaked(res) == {"killed": False} and not res.retried
+
+
+# --- infrastructure failures (R6) ------------------------------------------------------
+def test_zygote_death_is_retried_not_charged(pool):
+    victim = zygote_host_pid(pool)
+
+    def kill_later():
+        time.sleep(0.7)
+        os.kill(victim, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_later)
+    killer.start()
+    res = pool.run(job("import time; time.sleep(1.5)", wall_seconds=20), ignore)
+    killer.join()
+    assert res.status == "exited" and res.retried and res.artifact is not None, res
+    assert zygote_host_pid(pool) != victim
+    assert pool.run(job(), ignore).artifact is not None
+
+
+# --- level selection -------------------------------------------------------------------
+def test_level_selection_and_minimum(monkeypatch):
+    assert isolation.LEVELS[0] == "bwrap" and isolation.LEVELS[-1] == "rlimits"
+    with pytest.raises(isolation.IsolationUnavailable, match="unknown isolation level"):
+        isolation.resolve("chroot")
+    with pytest.raises(isolation.IsolationUnavailable, match="LMQ_MIN_ISOLATION=bwrap"):
+        isolation.resolve("rlimits", minimum="bwrap")
+    monkeypatch.setenv("LMQ_ISOLATION", "rlimits")
+    with pytest.warns(RuntimeWarning, match="weakest|rlimits"):
+        assert isolation.resolve("auto") == "rlimits"
+    if isolation.probe("bwrap") is None:
+        monkeypatch.setenv("LMQ_MIN_ISOLATION", "bwrap")
+        monkeypatch.delenv("LMQ_ISOLATION")
+        assert isolation.resolve("auto") == "bwrap"
+
+
+def test_rlimits_level_runs_and_limits():
+    with pytest.warns(RuntimeWarning):
+        weak = SandboxPool(workers=1, isolation="rlimits")
+    with weak:
+        res = weak.run(job(), ignore)
+        assert res.status == "exited" and res.isolation == "rlimits" and res.artifact
+        res = weak.run(job("while True:\n    pass", cpu_seconds=1), ignore)
+        assert res.status == "cpu_limit", res
+
+
+def test_installed_package_is_hidden_under_a_tmpfs(monkeypatch):
+    """A non-editable install inside the bound Python prefix is masked, then re-exposed
+    entry by entry under /opt/lmq."""
+    import sys
+
+    fake = Path(sys.prefix).resolve() / "lib" / "site-packages-x" / "lm_eval_quantum"
+    monkeypatch.setattr(isolation, "package_dir", lambda: fake)
+    argv = isolation.bwrap_argv(["python"], privileged=False)
+    joined = " ".join(argv)
+    assert f"--tmpfs {fake}" in joined
+    assert joined.index(f"--tmpfs {fake}") > joined.index(f"--ro-bind {Path(sys.prefix).resolve()}")
+    assert "/etc/passwd" not in joined and " /home" not in joined
