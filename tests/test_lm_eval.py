@@ -62,7 +62,8 @@ def test_replay_scores_exactly(replay_run):
     assert ghz["pass@1,judge"] == pytest.approx(1 / 3)
     assert ghz["error_wrong_answer,judge"] == pytest.approx(1 / 3)
     assert ghz["error_no_code,judge"] == pytest.approx(1 / 3)
-    assert ghz["fidelity,judge"] == pytest.approx((1 + 0.5 + 0) / 3)  # the wrong GHZ is |+>|0..0>
+    # doc 1 (n = 3) mutated leaves |+>|00>: overlap 1/2 with GHZ, fidelity 1/4.
+    assert ghz["fidelity,judge"] == pytest.approx((1 + 0.25 + 0) / 3)
     qft = results["quantum_cirq_qft_sampled"]
     # doc 2 was not in the replay file: ten empty answers.
     expected = {1: (0.3 + 0 + 0) / 3, 5: pass_at_k(10, 3, 5) / 3, 10: 1 / 3}

@@ -1,0 +1,1 @@
+"""The trusted judge: exact simulation, oracle service, comparisons (never runs candidate code)."""
