@@ -28,12 +28,13 @@ PROBE = "quantum_tmp_probe"
 
 
 def _installed() -> bool:
-    """pip-installed (not merely an egg-info left in the checkout by a build)."""
-    try:
-        dist = md.distribution("lm-eval-quantum")
-    except md.PackageNotFoundError:
-        return False
-    return Path(dist.locate_file("")).resolve() != ROOT
+    """pip-installed: the start-up hook sits in this interpreter's site-packages.
+
+    (Package metadata is not a reliable signal: a build leaves an egg-info in the
+    checkout, which shadows the installed metadata when pytest runs from there.)
+    """
+    dirs = site.getsitepackages() + [site.getusersitepackages()]
+    return any((Path(d) / PTH).exists() for d in dirs)
 
 
 # where the package under test lives; given to subprocesses when it is not installed
