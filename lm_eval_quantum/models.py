@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 from collections import defaultdict
@@ -357,21 +358,24 @@ class ReplayLM(LM):
             )
         return res
 
-    def _numeric(self, requests, kind: str, conv):
+    def _numeric(self, requests, kind: str, conv, missing):
+        """Replay saved log-likelihoods; with none saved, `missing` (NaN) and a warning,
+        so re-scoring generations never aborts on a perplexity task."""
         res = []
         for req, (val, sd, occ) in zip(requests, self._replay(requests, kind)):
             try:
                 if val is None:
                     raise ValueError("missing")
                 res.append(conv(val))
-            except (TypeError, ValueError, IndexError) as e:
-                raise NotImplementedError(
-                    f"quantum-replay cannot answer {kind} for task {req.task_name!r} doc "
-                    f"{req.doc_id}: the saved samples have no {kind} result for it "
-                    f"({'unknown doc' if sd is None else f'saved value {val!r}'}). Replay "
-                    "needs samples_*.jsonl written by --log_samples from a run of the same "
-                    "task with a model that computes log-likelihoods."
-                ) from e
+            except (TypeError, ValueError, IndexError):
+                self._warn_once(
+                    req.task_name, f"no-{kind}",
+                    "quantum-replay: task %s has no saved %s results (%s); it scores NaN. "
+                    "Replay needs samples_*.jsonl written by --log_samples from a model that "
+                    "computes log-likelihoods.",
+                    req.task_name, kind, "unknown doc" if sd is None else f"saved value {val!r}",
+                )
+                res.append(missing)
         return res
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
@@ -380,10 +384,10 @@ class ReplayLM(LM):
                 raise ValueError(v)
             return (float(v[0]), _as_bool(v[1]) if len(v) > 1 else False)
 
-        return self._numeric(requests, "loglikelihood", conv)
+        return self._numeric(requests, "loglikelihood", conv, (math.nan, False))
 
     def loglikelihood_rolling(self, requests, disable_tqdm: bool = False) -> list[float]:
-        return self._numeric(requests, "loglikelihood_rolling", _as_float)
+        return self._numeric(requests, "loglikelihood_rolling", _as_float, math.nan)
 
     # -- chat templates: replay ignores the prompt, so any rendering will do ---------
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import logging
 import subprocess
 import sys
@@ -209,13 +210,14 @@ def test_loglikelihood_replay(tmp_path):
     assert lm.loglikelihood_rolling(rolling) == [-67.125, -12.5]
 
 
-def test_loglikelihood_without_saved_numbers_raises(tmp_path):
+def test_loglikelihood_without_saved_numbers_scores_nan(tmp_path, caplog):
     f = _write_jsonl(tmp_path / f"samples_gen_{STAMP}.jsonl", [_sample(0, [["some code"]])])
     lm = ReplayLM(path=str(f))
-    with pytest.raises(NotImplementedError, match="loglikelihood"):
-        lm.loglikelihood([_gen("gen", 0, kind="loglikelihood", args=("c", " x"))])
-    with pytest.raises(NotImplementedError, match="loglikelihood_rolling"):
-        lm.loglikelihood_rolling([_gen("other", 0, kind="loglikelihood_rolling", args=("x",))])
+    (ll, greedy), = lm.loglikelihood([_gen("gen", 0, kind="loglikelihood", args=("c", " x"))])
+    assert math.isnan(ll) and greedy is False
+    rolled = lm.loglikelihood_rolling([_gen("other", 0, kind="loglikelihood_rolling", args=("x",))])
+    assert len(rolled) == 1 and math.isnan(rolled[0])
+    assert "no saved loglikelihood_rolling results" in caplog.text
 
 
 # ------------------------------------------------------------- end to end through lm-eval
