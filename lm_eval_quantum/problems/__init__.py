@@ -27,6 +27,7 @@ import textwrap
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
 PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani")
 
+QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
 
 ORDER_RULE = {
@@ -64,9 +65,12 @@ class Problem:
     frameworks: tuple = FRAMEWORKS
     check: str = "state"
     version: int = 1
+    test_sizes: range = range(2, 7)
+    fewshot_sizes: range = range(7, 9)
 
     def instances(self, split: str) -> list[dict]:
-        raise NotImplementedError
+        sizes = self.test_sizes if split == "test" else self.fewshot_sizes
+        return [{"n": n} for n in sizes]
 
     def width(self, params: dict) -> int:
         return params["n"]

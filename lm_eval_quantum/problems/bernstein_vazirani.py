@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Problem, seeded_rng
+from . import QASM_HEADER, Problem, seeded_rng
 
 TESTS_PER_DOC = 3
 
@@ -20,10 +20,10 @@ class BernsteinVazirani(Problem):
     title = "Bernstein-Vazirani algorithm"
     frameworks = ("qasm", "qiskit", "cirq")
     check = "algorithm"
+    test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
 
     def instances(self, split):
-        sizes = range(2, 10) if split == "test" else range(10, 12)
-        return [{"n": n, "seed": 1000 * (split == "fewshot") + n} for n in sizes]
+        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
 
     def width(self, params):
         return params["n"] + 1
@@ -113,8 +113,8 @@ class BernsteinVazirani(Problem):
         n = params["n"]
         if framework == "qasm":
             qs = ", ".join(f"q[{i}]" for i in range(n + 1))
-            lines = ['OPENQASM 3.0;', 'include "stdgates.inc";', 'include "oracle.inc";',
-                     f"bit[{n}] c;", f"qubit[{n + 1}] q;", f"x q[{n}];"]
+            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{n + 1}] q;",
+                                   f"x q[{n}];"]
             lines += [f"h q[{i}];" for i in range(n + 1)]
             lines.append(f"Oracle {qs};")
             lines += [f"h q[{i}];" for i in range(n)]

@@ -3,17 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Problem
+from . import QASM_HEADER, Problem
 
 
 class GHZ(Problem):
     slug = "ghz"
     title = "GHZ state preparation"
     check = "state"
-
-    def instances(self, split):
-        sizes = range(2, 10) if split == "test" else range(10, 12)
-        return [{"n": n} for n in sizes]
+    test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
 
     def statement(self, params):
         n = params["n"]
@@ -32,7 +29,7 @@ class GHZ(Problem):
     def canonical(self, framework, params):
         n = params["n"]
         if framework == "qasm":
-            lines = ['OPENQASM 3.0;', 'include "stdgates.inc";', f"qubit[{n}] q;", "h q[0];"]
+            lines = QASM_HEADER + [f"qubit[{n}] q;", "h q[0];"]
             lines += [f"cx q[{i}], q[{i + 1}];" for i in range(n - 1)]
             return {"qasm": "\n".join(lines)}
         return {"python": CODE[framework]}

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Problem
+from . import QASM_HEADER, Problem
 
 
 class QFT(Problem):
     slug = "qft"
     title = "Quantum Fourier transform"
     check = "unitary"
-
-    def instances(self, split):
-        sizes = range(2, 8) if split == "test" else range(8, 10)
-        return [{"n": n} for n in sizes]
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
 
     def statement(self, params):
         n = params["n"]
@@ -42,7 +39,7 @@ class QFT(Problem):
     def canonical(self, framework, params):
         n = params["n"]
         if framework == "qasm":
-            lines = ['OPENQASM 3.0;', 'include "stdgates.inc";', f"qubit[{n}] q;"]
+            lines = QASM_HEADER + [f"qubit[{n}] q;"]
             for j in reversed(range(n)):
                 lines.append(f"h q[{j}];")
                 for k in reversed(range(j)):
