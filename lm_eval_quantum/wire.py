@@ -20,7 +20,7 @@ Messages (sandbox child -> harness); the candidate runs in the same process as
 the code that sends them, so every message is treated as untrusted input and
 validated by `check_message()`:
 
-    {"type": "artifact", "circuit": CIRCUIT, "stats": {...}}
+    {"type": "artifact", "circuit": CIRCUIT}          # the judge keeps the first
     {"type": "run", "test": t, "circuit": CIRCUIT, "shots": k}  -> reply
           {"counts": {"<c0 c1 ... as '0'/'1'>": k, ...}} or {"error": str}
     {"type": "answer", "test": t, "value": JSON}

@@ -309,7 +309,7 @@ def _execute(session: Session):
     namespace = load_python(sources.get("python")) if python_first else {}
     native = adapter.build(job, namespace)
     artifact, _ = session.convert(native, job["num_qubits"])
-    session.send({"type": "artifact", "circuit": artifact, "stats": {}})
+    session.send({"type": "artifact", "circuit": artifact})
     if not post:
         return
     if not python_first:

@@ -72,14 +72,6 @@ class RunResult:
     detail: str = ""
     retried: bool = False
 
-    @property
-    def artifact(self) -> dict | None:
-        """The last artifact message, if the child sent one."""
-        for msg in reversed(self.messages):
-            if msg.get("type") == "artifact":
-                return msg
-        return None
-
 
 # --- one zygote process ------------------------------------------------------------
 class _Waiter:
