@@ -21,13 +21,15 @@ def load_docs(task: str, split: str = "test") -> list[dict]:
     return read_docs(_info(task).data_file, split)
 
 
-def score(task: str, doc, responses, progress: bool = False) -> list[dict]:
+def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[dict]:
     """Score model responses for one doc (a doc dict or its index in the test split).
 
     Each verdict has `passed`, `score` in [0, 1], `category` ('ok' when passed)
     and `message`, plus fidelity, gate counts, shots, CPU time and the isolation
     level that ran.  For `_prefill` tasks, responses are continuations of the
-    doc's `prefill` (as lm-eval returns them) or full answers.
+    doc's `prefill` (as lm-eval returns them) or full answers.  `pool` is a
+    :class:`~lm_eval_quantum.sandbox.SandboxPool` to run them in (default: the
+    shared pool configured from the environment).
     """
     from .extract import with_prefill
     from .scoring import score_samples
@@ -41,4 +43,5 @@ def score(task: str, doc, responses, progress: bool = False) -> list[dict]:
         responses = [responses]
     prefill = doc["prefill"] if info.variant == "prefill" else None
     return score_samples(
-        [(doc, with_prefill(r, prefill), k) for k, r in enumerate(responses)], progress=progress)
+        [(doc, with_prefill(r, prefill), k) for k, r in enumerate(responses)], progress=progress,
+        pool=pool)

@@ -11,6 +11,7 @@ import json
 import math
 
 from .extract import with_prefill
+from .sandbox.isolation import LEVELS
 from .tasks import ERROR_CATEGORIES, read_docs
 from .thresholds import PASS_AT_K
 
@@ -24,8 +25,16 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def load_task_dataset(task_file: str, **_metadata):
+def load_task_dataset(task_file: str, min_isolation: str | None = None, **_metadata):
+    """The task's docs.  lm-eval passes the task's metadata here, so
+    ``--metadata '{"min_isolation": "bwrap"}'`` fails fast, before the model runs,
+    when the sandbox cannot isolate at least that well."""
     from datasets import Dataset, DatasetDict
+
+    if min_isolation:
+        from .sandbox import get_pool
+
+        get_pool(min_isolation=min_isolation)
 
     return DatasetDict({split: Dataset.from_list(read_docs(task_file, split))
                         for split in ("test", "fewshot")})
@@ -80,5 +89,8 @@ def process_results(doc, results):
         out["fidelity"] = mean(v["fidelity"] or 0.0 for v in scored)
     for category in ERROR_CATEGORIES:
         out[f"error_{category}"] = mean(float(v["category"] == category) for v in verdicts)
+    out["infra_retried"] = mean(float(bool(v.get("retried"))) for v in verdicts)
+    for level in LEVELS:
+        out[f"isolation_{level}"] = mean(float(v.get("isolation") == level) for v in verdicts)
     out["bleu"] = (_code_of_canonical(doc), verdicts[0].get("code") or "")
     return out

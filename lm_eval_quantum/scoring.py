@@ -7,8 +7,11 @@ from .judge.checks import Session, empty_verdict
 from .thresholds import limits_from_env
 
 
-def score_samples(items, progress=True) -> list[dict]:
-    """items: iterable of (doc, full_response_text, sample_index) -> verdict dicts."""
+def score_samples(items, progress=True, pool=None) -> list[dict]:
+    """items: iterable of (doc, full_response_text, sample_index) -> verdict dicts.
+
+    `pool` is a :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the
+    process-wide pool configured from the environment)."""
     from .sandbox import get_pool
 
     items = list(items)
@@ -29,7 +32,7 @@ def score_samples(items, progress=True) -> list[dict]:
         handlers.append(session.on_message)
         pending.append((i, session, code))
     if jobs:
-        results = get_pool().map(jobs, handlers, progress=progress)
+        results = (pool or get_pool()).map(jobs, handlers, progress=progress)
         for (i, session, code), result in zip(pending, results):
             verdicts[i] = {**session.verdict(result), "code": code}
     return verdicts

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import thresholds as th
+from .sandbox.isolation import LEVELS
 from .problems import PROBLEM_MODULES, get_problem, task_name
 
 VARIANTS = ("", "sampled", "prefill", "ppl")
@@ -79,6 +80,9 @@ def metric_names(info: TaskInfo) -> list[str]:
     if check == "algorithm":
         names.append("shots_used")
     names += [f"error_{c}" for c in ERROR_CATEGORIES]
+    # Sandbox facts of the run: samples retried after an infrastructure fault, and
+    # the share of samples that ran at each isolation level (1.0 for one of them).
+    names += ["infra_retried"] + [f"isolation_{level}" for level in LEVELS]
     return names
 
 
@@ -130,7 +134,8 @@ def task_config(info: TaskInfo) -> dict:
             }],
         }],
         "process_results": Function("lm_eval_quantum.metrics.process_results"),
-        "metric_list": [_metric(m, higher=not m.startswith("error_") and m != "shots_used")
+        "metric_list": [_metric(m, higher=not m.startswith(("error_", "infra_"))
+                                and m != "shots_used")
                         for m in metric_names(info)] + [_metric("bleu", "bleu")],
         "metadata": {"version": problem.version},
     })

@@ -107,6 +107,16 @@ def pool():
 
 
 @pytest.fixture(scope="module")
+def rlimits_pool():
+    """The weakest level: the only one where a candidate may fork, so the zygote's
+    own clean-up (killpg, subreaper sweep) is what stops escaped processes."""
+    with pytest.warns(RuntimeWarning):
+        weak = SandboxPool(workers=1, isolation="rlimits")
+    with weak:
+        yield weak
+
+
+@pytest.fixture(scope="module")
 def bwrap_pool(pool):
     if pool.isolation != "bwrap":
         pytest.skip(f"bubblewrap unavailable here ({isolation.probe('bwrap')}); "
@@ -195,7 +205,8 @@ def test_fork_bomb_is_contained(pool):
 
 
 # --- cleanup between samples (R3) ----------------------------------------------------
-def test_escaped_daemons_are_killed_and_reaped(pool):
+def test_escaped_daemons_are_killed_and_reaped(rlimits_pool):
+    pool = rlimits_pool
     marker = "1000.4242"
     prelude = f"""
 import os
@@ -228,9 +239,15 @@ def test_exit_without_artifact(pool):
     assert res.messages == [] and artifact(res) is None
 
 
-def test_killing_itself_is_not_infra(pool):
-    res = pool.run(job("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"), ignore)
+def test_killing_itself_is_not_infra(pool, rlimits_pool):
+    prelude = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    res = rlimits_pool.run(job(prelude), ignore)
     assert res.status == "signaled" and res.signal == signal.SIGKILL and not res.retried
+    if pool.zygote_info["seccomp"]:
+        # The filter refuses a self-SIGKILL, so that an outside SIGKILL means infra.
+        res = pool.run(job(prelude), ignore)
+        assert res.status == "exited" and not res.retried, res
+        assert "Operation not permitted" in res.messages[0]["message"], res
 
 
 # --- forged results (R2) -----------------------------------------------------------
@@ -333,25 +350,85 @@ def test_cannot_signal_the_zygote(bwrap_pool):
 
 
 # --- infrastructure failures (R6) ------------------------------------------------------
+def _kill_when_running(pool: SandboxPool, find, times: int, delay: float = 0.7) -> threading.Thread:
+    """Kill the process `find(pool)` returns, `delay` s after each (re)start, `times` times."""
+
+    def killer():
+        seen = set()
+        while len(seen) < times:
+            pid = find(pool)
+            if pid and pid not in seen:
+                time.sleep(delay)
+                seen.add(pid)
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    return thread
+
+
+def _zygote_if_running(pool: SandboxPool) -> int | None:
+    zygote = pool._zygote
+    return zygote_host_pid(pool) if zygote is not None and zygote.alive else None
+
+
+def _sample_if_running(pool: SandboxPool) -> int | None:
+    zygote = pool._zygote
+    if zygote is None or not zygote.alive:
+        return None
+    server = zygote_host_pid(pool)
+    kids = [pid for pid, (ppid, _, _) in proc_table().items() if ppid == server]
+    return kids[0] if kids else None
+
+
 def test_zygote_death_is_retried_not_charged(pool):
     victim = zygote_host_pid(pool)
-
-    def kill_later():
-        time.sleep(0.7)
-        os.kill(victim, signal.SIGKILL)
-
-    killer = threading.Thread(target=kill_later)
-    killer.start()
+    restarts = pool.restarts
+    killer = _kill_when_running(pool, lambda p: victim, times=1)
     res = pool.run(job("import time; time.sleep(1.5)", wall_seconds=20), ignore)
     killer.join()
     assert res.status == "exited" and res.retried and artifact(res) is not None, res
-    assert zygote_host_pid(pool) != victim
+    assert zygote_host_pid(pool) != victim and pool.restarts == restarts + 1
+    assert pool.infra_events and "zygote died" in pool.infra_events[-1]["detail"]
+    assert artifact(pool.run(job(), ignore)) is not None
+
+
+def test_sample_killed_from_outside_is_retried(pool):
+    if not pool.zygote_info["seccomp"]:
+        pytest.skip("without the seccomp filter an outside SIGKILL looks like the sample's own")
+    killer = _kill_when_running(pool, _sample_if_running, times=1, delay=0.3)
+    res = pool.run(job("import time; time.sleep(1.5)", wall_seconds=20), ignore)
+    killer.join()
+    assert res.status == "exited" and res.retried and artifact(res) is not None, res
+    assert "killed from outside" in pool.infra_events[-1]["detail"]
+
+
+def test_second_infrastructure_failure_is_reported_as_infra(pool):
+    """Both attempts lose their server: the verdict is infra, never the model's fault."""
+    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum import api
+
+    doc = api.load_docs("quantum_qiskit_ghz")[0]
+    session = Session(doc)
+    spec = session.job({"python": "import time; time.sleep(3)\n" + GHZ, "qasm": None},
+                       pool.limits)
+    killer = _kill_when_running(pool, _zygote_if_running, times=2)
+    res = pool.run(spec, session.on_message)
+    killer.join()
+    assert res.status == "infra" and res.retried, res
+    assert "first attempt" in res.detail
+    assert [e["outcome"] for e in pool.infra_events[-2:]] == ["retried", "failed"]
+    summary = pool.summary()
+    assert summary["samples_failed_infra"] >= 1 and summary["isolation"] == pool.isolation
+    verdict = session.verdict(res)
+    assert verdict["category"] == "infra" and not verdict["passed"] and verdict["retried"]
     assert artifact(pool.run(job(), ignore)) is not None
 
 
 # --- level selection -------------------------------------------------------------------
 def test_level_selection_and_minimum(monkeypatch):
-    assert isolation.LEVELS[0] == "bwrap" and isolation.LEVELS[-1] == "rlimits"
+    assert isolation.LEVELS == ("bwrap", "kernel", "rlimits")
     with pytest.raises(isolation.IsolationUnavailable, match="unknown isolation level"):
         isolation.resolve("chroot")
     with pytest.raises(isolation.IsolationUnavailable, match="LMQ_MIN_ISOLATION=bwrap"):
@@ -365,14 +442,11 @@ def test_level_selection_and_minimum(monkeypatch):
         assert isolation.resolve("auto") == "bwrap"
 
 
-def test_rlimits_level_runs_and_limits():
-    with pytest.warns(RuntimeWarning):
-        weak = SandboxPool(workers=1, isolation="rlimits")
-    with weak:
-        res = weak.run(job(), ignore)
-        assert res.status == "exited" and res.isolation == "rlimits" and artifact(res)
-        res = weak.run(job("while True:\n    pass", cpu_seconds=1), ignore)
-        assert res.status == "cpu_limit", res
+def test_rlimits_level_runs_and_limits(rlimits_pool):
+    res = rlimits_pool.run(job(), ignore)
+    assert res.status == "exited" and res.isolation == "rlimits" and artifact(res)
+    res = rlimits_pool.run(job("while True:\n    pass", cpu_seconds=1), ignore)
+    assert res.status == "cpu_limit", res
 
 
 def test_installed_package_is_hidden_under_a_tmpfs(monkeypatch):

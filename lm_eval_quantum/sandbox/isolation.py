@@ -5,9 +5,10 @@ fresh session, a private temp dir, a dropped uid where possible) are applied by
 the zygote to each forked child and are the same at every level.
 
 ``LEVELS`` is ordered strongest first.  ``auto`` picks the first level whose
-probe succeeds.  Issue B adds a ``kernel`` level (Landlock + seccomp) between
-``bwrap`` and ``rlimits``: add its name to ``LEVELS``, a probe to ``_PROBES`` and
-a branch to :func:`zygote_command`; nothing else changes.
+probe succeeds (the probe really starts the level and checks what it denies).
+Every verdict records the level that ran; ``LMQ_MIN_ISOLATION`` (or
+``SandboxPool(min_isolation=...)``, ``--min-isolation``) makes a weaker
+outcome a hard error.
 
 bwrap
     The zygote runs under bubblewrap with fresh net, pid, ipc, uts (and cgroup)
@@ -28,7 +29,18 @@ bwrap
     child its own unprivileged uid (so RLIMIT_NPROC applies, and a candidate
     can neither signal, ptrace nor read the zygote or a concurrent sample).
     As an unprivileged user bubblewrap creates a user namespace and every
-    child shares the zygote's uid.
+    child shares the zygote's uid.  Each child also gets the seccomp filter of
+    :mod:`.confine` (no fork/exec, no network sockets, no ptrace...).
+
+kernel
+    No bubblewrap: the zygote is a plain subprocess (clean environment), and
+    each child confines itself before the candidate runs (:mod:`.confine`):
+    Landlock allows reading only the system, the Python installation and the
+    package's sandbox-side modules, writing only the child's temp dir, no TCP,
+    no signals or abstract sockets outside itself; the seccomp filter denies
+    process creation (fork bombs stop even as root), exec, non-UNIX sockets,
+    ptrace and the rest.  As root the zygote also moves into an empty network
+    namespace and gives each child its own uid.
 
 rlimits
     No namespaces: the zygote is a plain subprocess with a clean environment;
@@ -42,14 +54,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Strongest first.  Issue B: insert "kernel" (Landlock + seccomp) between these.
-LEVELS: tuple[str, ...] = ("bwrap", "rlimits")
+# Strongest first.
+LEVELS: tuple[str, ...] = ("bwrap", "kernel", "rlimits")
 
-ENV_LEVEL = "LMQ_ISOLATION"          # bwrap | rlimits | auto
+ENV_LEVEL = "LMQ_ISOLATION"          # bwrap | kernel | rlimits | auto
 ENV_MIN_LEVEL = "LMQ_MIN_ISOLATION"  # fail fast when the chosen level is weaker
 
 # Only these parts of the package exist inside the bwrap sandbox.
@@ -89,6 +102,20 @@ def package_dir() -> Path:
 
 def python_executable() -> str:
     return os.path.realpath(sys.executable)
+
+
+def python_prefixes() -> list[Path]:
+    """The Python installation(s) the sandbox must be able to read."""
+    return [Path(p).resolve() for p in dict.fromkeys(
+        [sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(python_executable()))])]
+
+
+def hidden_paths(pkg: Path) -> list[Path]:
+    """The package directory, and its source checkout when it lies in one (R1)."""
+    hide = [pkg]
+    if (pkg.parent / "pyproject.toml").exists() or (pkg.parent / ".git").exists():
+        hide.append(pkg.parent)
+    return hide
 
 
 def clean_env(home: str, pythonpath: str) -> dict[str, str]:
@@ -160,17 +187,14 @@ def bwrap_argv(inner: list[str], *, privileged: bool) -> list[str]:
     ro("/etc/ld.so.cache")
     ro("/etc/alternatives")
     ro("/etc/fonts")            # fontconfig (matplotlib); nothing secret
-    for prefix in dict.fromkeys([sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(python_executable()))]):
-        if not _under(Path(prefix).resolve(), bound):
-            ro(Path(prefix).resolve())
+    for prefix in python_prefixes():
+        if not _under(prefix, bound):
+            ro(prefix)
     argv += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(SANDBOX_TMP_MB * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
     # R1: hide the real package (and its checkout) if a bind above exposes it.
     pkg = package_dir()
-    hide = [pkg]
-    if (pkg.parent / "pyproject.toml").exists() or (pkg.parent / ".git").exists():
-        hide.append(pkg.parent)
-    for d in hide:
+    for d in hidden_paths(pkg):
         if _under(d, bound):
             argv += ["--perms", "0755", "--tmpfs", str(d)]
     dest = Path(SANDBOX_PKG_ROOT) / "lm_eval_quantum"
@@ -198,16 +222,22 @@ def zygote_command(level: str) -> ZygoteCommand:
             level=level,
             drop_uid=privileged,
         )
-    if level == "rlimits":
+    if level in ("kernel", "rlimits"):
         import tempfile
 
         home = tempfile.mkdtemp(prefix="lmq-zygote-")
+        os.chmod(home, 0o711)    # children with their own uid reach their job dir only
+        privileged = os.geteuid() == 0
+        argv = [py, "-s", "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", level,
+                "--tmp", home]
+        if privileged:
+            argv.append("--drop-uid")
         return ZygoteCommand(
-            argv=[py, "-s", "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", "rlimits",
-                  "--tmp", home],
+            argv=argv,
             env=clean_env(home, str(package_dir().parent)),
             cwd=home,
             level=level,
+            drop_uid=privileged,
             cleanup=[home],
         )
     raise ValueError(f"unknown isolation level {level!r}; known: {', '.join(LEVELS)}")
@@ -232,8 +262,56 @@ def _probe_bwrap() -> str | None:
     return None
 
 
+# Run in a forked child of a fresh interpreter: confine it as a sample would be,
+# then check that what must be denied is denied.
+_KERNEL_CHECK = """
+import os, socket, sys, tempfile
+from lm_eval_quantum.sandbox import confine, isolation
+tmp = tempfile.mkdtemp()
+pkg = isolation.package_dir()
+rules = confine.read_rules([*confine.SYSTEM_READ, *isolation.python_prefixes()],
+                           isolation.hidden_paths(pkg), [pkg / "wire.py"])
+confine.install_landlock(rules + [(tmp, 0xFFFFFFFF)])
+confine.install_seccomp()
+open(os.path.join(tmp, "ok"), "w").write("x")
+import lm_eval_quantum.wire
+attempts = {"read /etc/passwd": lambda: open("/etc/passwd").read(1),
+            "read the dataset": lambda: open(pkg / "data" / "SHA256SUMS").read(1),
+            "fork": os.fork, "TCP socket": lambda: socket.socket(socket.AF_INET),
+            "signal the parent": lambda: os.kill(os.getppid(), 0)}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+    except OSError:
+        continue
+    sys.exit(f"not denied: {name}")
+print("ok")
+"""
+
+
+def _probe_kernel() -> str | None:
+    from . import confine
+
+    why = confine.seccomp_supported()
+    if why:
+        return why
+    if confine.landlock_abi() < 1:
+        return "Landlock is not enabled in this kernel"
+    try:
+        proc = subprocess.run([python_executable(), "-s", "-c", _KERNEL_CHECK],
+                              env={**clean_env(tempfile.gettempdir(), str(package_dir().parent))},
+                              capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the kernel-level check failed to run: {exc}"
+    if proc.returncode != 0 or proc.stdout.strip() != b"ok":
+        tail = (proc.stderr or proc.stdout).decode(errors="replace").strip().splitlines()[-3:]
+        return f"the kernel-level check failed: {' | '.join(tail)}"
+    return None
+
+
 _PROBES = {
     "bwrap": _probe_bwrap,
+    "kernel": _probe_kernel,
     "rlimits": lambda: None,
 }
 
@@ -289,8 +367,8 @@ def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
     if chosen == LEVELS[-1]:
         warnings.warn(
             f"lm-eval-quantum sandbox: running candidates with isolation level {chosen!r} "
-            "only (rlimits, no namespaces): candidate code can read host files and use the "
-            "network. Install bubblewrap for real isolation"
+            "only (rlimits, no namespaces, no Landlock/seccomp): candidate code can read host "
+            "files and use the network. Install bubblewrap for real isolation"
             + (f" ({'; '.join(reasons)})" if reasons else "") + ".",
             RuntimeWarning, stacklevel=3)
     return chosen

@@ -230,17 +230,25 @@ class SandboxPool:
     """Run untrusted jobs in forked, isolated, limited sandbox children.
 
     `workers` jobs run at once (default: all cores).  `isolation` is
-    ``"auto"`` (strongest available), ``"bwrap"`` or ``"rlimits"``; env
-    ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION`` apply (see :mod:`.isolation`).
-    `limits` are the defaults; a job's own ``job["limits"]`` overrides fields.
+    ``"auto"`` (strongest available) or a level of ``isolation.LEVELS``;
+    `min_isolation` fails fast (``IsolationUnavailable``) when only a weaker
+    level works; env ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION`` apply (see
+    :mod:`.isolation`).  `limits` are the defaults; a job's own
+    ``job["limits"]`` overrides fields.
+
+    Every infrastructure failure (lost zygote, sample killed from outside,
+    setup failure, missing exit report) is appended to `infra_events`;
+    :meth:`summary` condenses them for the run's results.
     """
 
     def __init__(self, workers: int | None = None, isolation: str = "auto",
-                 limits: SandboxLimits | None = None):
+                 limits: SandboxLimits | None = None, min_isolation: str | None = None):
         self.workers = max(1, int(workers or os.cpu_count() or 1))
         self.limits = limits or limits_from_env()
-        self.isolation = iso.resolve(isolation)
+        self.isolation = iso.resolve(isolation, min_isolation)
         self.restarts = 0
+        self.samples = 0
+        self.infra_events: list[dict] = []
         self._slots = threading.BoundedSemaphore(self.workers)
         self._lock = threading.Lock()
         self._zygote: _Zygote | None = None
@@ -265,6 +273,14 @@ class SandboxPool:
         if zygote is not None:
             zygote.close()
         self._spawner.shutdown(wait=False)
+
+    def summary(self) -> dict:
+        """Run-level facts: isolation level, samples, infrastructure events."""
+        kinds = [e["outcome"] for e in self.infra_events]
+        return {"isolation": self.isolation, "samples": self.samples,
+                "zygote_restarts": self.restarts, "infra_events": len(kinds),
+                "samples_retried": kinds.count("retried"),
+                "samples_failed_infra": kinds.count("failed")}
 
     @property
     def zygote_info(self) -> dict:
@@ -310,12 +326,23 @@ class SandboxPool:
         with self._slots:
             result, retryable = self._attempt(job_frame, on_message, limits)
             if retryable:
+                self._record(result.detail, "retried")
                 first = result.detail
-                result, _ = self._attempt(job_frame, on_message, limits)
+                result, retryable = self._attempt(job_frame, on_message, limits)
                 result.retried = True
-                if result.status == "infra":
+                if retryable:
                     result.detail = f"{result.detail} (first attempt: {first})"
-            return result
+            if result.status == "infra":
+                self._record(result.detail, "failed")
+        with self._lock:
+            self.samples += 1
+        return result
+
+    def _record(self, detail: str, outcome: str) -> None:
+        """Note an infrastructure failure; `outcome`: "retried" (first attempt) or
+        "failed" (the sample's final result is infra)."""
+        with self._lock:
+            self.infra_events.append({"time": time.time(), "detail": detail, "outcome": outcome})
 
     def map(self, jobs: list[dict], handlers: list[Handler],
             progress: bool | str = True) -> list[RunResult]:
@@ -504,12 +531,19 @@ _POOL: SandboxPool | None = None
 _POOL_LOCK = threading.Lock()
 
 
-def get_pool() -> SandboxPool:
-    """The shared pool (created on first use with env-configured settings, closed at exit)."""
+def get_pool(min_isolation: str | None = None) -> SandboxPool:
+    """The shared pool (created on first use with env-configured settings, closed at exit).
+
+    `min_isolation` (a task's ``metadata.min_isolation``) raises
+    ``IsolationUnavailable`` at once when the pool's level is weaker."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None or _POOL._closed:
             workers = os.environ.get("LMQ_WORKERS")
-            _POOL = SandboxPool(workers=int(workers) if workers else None)
+            _POOL = SandboxPool(workers=int(workers) if workers else None,
+                                min_isolation=min_isolation)
             atexit.register(_POOL.close)
+        elif min_isolation and iso.strength(_POOL.isolation) < iso.strength(min_isolation):
+            raise iso.IsolationUnavailable(
+                f"min_isolation={min_isolation} but the sandbox runs at {_POOL.isolation!r}")
         return _POOL

@@ -52,6 +52,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 import argparse  # noqa: E402
 import array  # noqa: E402
 import ctypes  # noqa: E402
+import fcntl  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import resource  # noqa: E402
@@ -150,21 +151,79 @@ def _set_limits(limits: dict, address_space: int) -> None:
         resource.setrlimit(res, (soft, hard))
 
 
-def _child(job_fd: int, limits: dict, tmpdir: str, uid: int | None, address_space: int) -> None:
-    """Runs in the forked child; never returns."""
+SETUP_OK = b"\x01"
+
+
+class Confinement:
+    """What each child gets on top of rlimits at the zygote's isolation level.
+
+    ``bwrap`` and ``kernel``: the seccomp filter of :mod:`.confine`.  ``kernel``
+    also: Landlock (read rules computed once here, the child's temp dir and
+    ``/proc/self`` added per child) and, when the zygote may, one network
+    namespace with nothing in it, shared by all children."""
+
+    def __init__(self, level: str):
+        from . import confine, isolation
+
+        self.seccomp = level in ("bwrap", "kernel") and confine.seccomp_supported() is None
+        self.landlock_abi = 0
+        self.rules: list = []
+        self.netns = False
+        if level == "kernel":
+            self.landlock_abi = confine.landlock_abi()
+            if self.landlock_abi < 1 or not self.seccomp:
+                raise OSError("the kernel isolation level needs Landlock and seccomp")
+            pkg = isolation.package_dir()
+            self.rules = confine.read_rules(
+                readable=[*confine.SYSTEM_READ, *isolation.python_prefixes()],
+                hidden=isolation.hidden_paths(pkg),
+                exposed=[pkg / entry for entry in isolation.ALLOWED_PACKAGE_ENTRIES])
+            self.netns = _unshare_net()
+
+    def apply(self, tmpdir: str) -> None:
+        from . import confine
+
+        if self.landlock_abi:
+            confine.install_landlock(
+                self.rules + [(p, confine.READ) for p in confine.CHILD_READ]
+                + [(p, confine.FS_READ_FILE | confine.FS_WRITE_FILE) for p in confine.CHILD_RW]
+                + [(tmpdir, 0xFFFFFFFF)], self.landlock_abi)
+        if self.seccomp:
+            confine.install_seccomp()
+
+    def describe(self) -> dict:
+        return {"seccomp": self.seccomp, "landlock_abi": self.landlock_abi,
+                "netns": self.netns, "landlock_rules": len(self.rules)}
+
+
+def _unshare_net() -> bool:
+    """Move the zygote (and so every child) into an empty network namespace."""
+    CLONE_NEWNET = 0x40000000
+    return _libc.unshare(CLONE_NEWNET) == 0
+
+
+def _child(job_fd: int, setup_fd: int, limits: dict, tmpdir: str, uid: int | None,
+           address_space: int, confinement: Confinement) -> None:
+    """Runs in the forked child; never returns.
+
+    Setup (everything before the candidate's job is read) ends by writing
+    ``SETUP_OK`` to `setup_fd` and closing it; a setup failure writes its
+    reason there instead, and the zygote reports the job as ``infra``: the
+    candidate, which runs only afterwards, can neither cause nor fake it."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         os.setsid()
-        # fds: job socket -> 3, /dev/null -> 0, 1, 2, everything else closed.
-        if job_fd != 3:
-            os.dup2(job_fd, 3)
+        # fds: job socket -> 3, setup pipe -> 4, /dev/null -> 0, 1, 2, all else closed.
+        job_fd, setup_fd = (fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in (job_fd, setup_fd))
+        os.dup2(job_fd, 3)
+        os.dup2(setup_fd, 4)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        os.closerange(4, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024))
+        os.closerange(5, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024))
         if uid is not None:
             os.chown(tmpdir, uid, uid)
             os.setgroups([])
@@ -176,7 +235,16 @@ def _child(job_fd: int, limits: dict, tmpdir: str, uid: int | None, address_spac
         os.chdir(tmpdir)
         os.environ.update(HOME=tmpdir, TMPDIR=tmpdir)
         tempfile.tempdir = tmpdir
+        confinement.apply(tmpdir)
         _set_limits(limits, address_space)
+    except BaseException as exc:  # noqa: BLE001 - the sandbox's fault, not the candidate's
+        try:
+            os.write(4, f"sandbox setup failed: {type(exc).__name__}: {exc}"[:2000].encode())
+        finally:
+            os._exit(1)
+    try:
+        os.write(4, SETUP_OK)
+        os.close(4)
         channel = Channel(socket.socket(fileno=3))
         job = channel.receive()
         if isinstance(job, dict):
@@ -197,16 +265,20 @@ def _child(job_fd: int, limits: dict, tmpdir: str, uid: int | None, address_spac
 
 # --- the server side ----------------------------------------------------------------
 class Job:
-    __slots__ = ("id", "pid", "start", "deadline", "cpu_limit", "tmpdir", "slot", "reason")
+    __slots__ = ("id", "pid", "start", "deadline", "cpu_limit", "tmpdir", "slot", "reason",
+                 "setup_fd")
 
-    def __init__(self, job_id, pid, start, deadline, cpu_limit, tmpdir, slot):
+    def __init__(self, job_id, pid, start, deadline, cpu_limit, tmpdir, slot, setup_fd):
         self.id, self.pid, self.start, self.deadline = job_id, pid, start, deadline
         self.cpu_limit, self.tmpdir, self.slot, self.reason = cpu_limit, tmpdir, slot, None
+        self.setup_fd = setup_fd
 
 
 class Zygote:
-    def __init__(self, control: socket.socket, tmp_base: str, drop_uid: bool):
+    def __init__(self, control: socket.socket, tmp_base: str, drop_uid: bool,
+                 confinement: Confinement):
         self.control = control
+        self.confinement = confinement
         self.tmp_base = tmp_base
         self.drop_uid = drop_uid
         self.jobs: dict[int, Job] = {}          # pid -> Job
@@ -233,8 +305,14 @@ class Zygote:
             uid = UID_BASE + slot if self.drop_uid else None
             tmpdir = tempfile.mkdtemp(prefix="job-", dir=self.tmp_base)
             address_space = vmsize_bytes() + int(limits["memory_mb"]) * 2**20
+            setup_r, setup_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
             start = time.monotonic()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(setup_r)
+                os.close(setup_w)
+                raise
         except Exception as exc:  # noqa: BLE001
             os.close(fd)
             self.send({"job": job_id, "status": "infra", "exit_code": None, "signal": None,
@@ -242,10 +320,11 @@ class Zygote:
                        "detail": f"zygote could not start the job: {exc}"})
             return
         if pid == 0:
-            _child(fd, limits, tmpdir, uid, address_space)
+            _child(fd, setup_w, limits, tmpdir, uid, address_space, self.confinement)
         os.close(fd)
+        os.close(setup_w)
         self.jobs[pid] = Job(job_id, pid, start, start + wall, float(limits["cpu_seconds"]),
-                             tmpdir, slot)
+                             tmpdir, slot, setup_r)
 
     def next_slot(self) -> int:
         """A uid offset not used by a live job and not recently used: leftovers of
@@ -295,18 +374,32 @@ class Zygote:
         cpu = usage.ru_utime + usage.ru_stime
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        if job.reason == "timeout":
+        try:
+            setup = os.read(job.setup_fd, 4096)
+        except OSError:
+            setup = b""
+        os.close(job.setup_fd)
+        shutil.rmtree(job.tmpdir, ignore_errors=True)
+        detail = ""
+        if not setup.startswith(SETUP_OK):
+            state = "infra"
+            detail = setup.decode(errors="replace") or (
+                f"sandbox child ended during setup (exit {exit_code}, signal {sig})")
+        elif job.reason == "timeout":
             state = "timeout"
         elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and job.reason is None
                                        and cpu >= math.ceil(job.cpu_limit) - 0.05):
             state = "cpu_limit"
+        elif sig == signal.SIGKILL and job.reason is None and self.confinement.seccomp:
+            # The filter forbids a sample to SIGKILL itself: someone outside did.
+            state, detail = "infra", "the sample was killed from outside the sandbox (SIGKILL)"
         elif sig is not None:
             state = "signaled"
         else:
             state = "exited"
         self.send({"job": job.id, "status": state, "exit_code": exit_code, "signal": sig,
-                   "cpu_seconds": round(cpu, 4), "wall_seconds": round(wall, 4)})
-        shutil.rmtree(job.tmpdir, ignore_errors=True)
+                   "cpu_seconds": round(cpu, 4), "wall_seconds": round(wall, 4),
+                   **({"detail": detail} if detail else {})})
 
     def sweep(self) -> None:
         """SIGKILL every child of ours that is not a live job (escaped descendants)."""
@@ -420,6 +513,7 @@ def main(argv: list[str] | None = None) -> None:
     drop_uid = args.drop_uid and os.geteuid() == 0
     t0 = time.monotonic()
     try:
+        confinement = Confinement(args.isolation)
         from lm_eval_quantum import frameworks
 
         frameworks.preload()
@@ -432,9 +526,9 @@ def main(argv: list[str] | None = None) -> None:
 
     gc.collect()
     gc.freeze()   # keep the preloaded heap shared copy-on-write across forks
-    zygote = Zygote(control, args.tmp or tempfile.gettempdir(), drop_uid)
+    zygote = Zygote(control, args.tmp or tempfile.gettempdir(), drop_uid, confinement)
     zygote.send({"ready": True, "pid": os.getpid(), "isolation": args.isolation,
-                 "drop_uid": drop_uid, "threads": thread_count(),
+                 "drop_uid": drop_uid, **confinement.describe(), "threads": thread_count(),
                  "vmsize_mb": round(vmsize_bytes() / 2**20, 1),
                  "preload_seconds": round(time.monotonic() - t0, 3),
                  "python": sys.version.split()[0]})
