@@ -25,18 +25,30 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def load_task_dataset(task_file: str, min_isolation: str | None = None, **_metadata):
-    """The task's docs.  lm-eval passes the task's metadata here, so
-    ``--metadata '{"min_isolation": "bwrap"}'`` fails fast, before the model runs,
-    when the sandbox cannot isolate at least that well."""
+def load_task_dataset(task_file: str, min_isolation: str | None = None,
+                      limits: dict | None = None, **_metadata):
+    """The task's docs.  lm-eval passes the task's metadata (YAML ``metadata:``
+    and ``--metadata '{...}'``) here:
+
+    * ``min_isolation``: fail fast, before the model runs, when the sandbox
+      cannot isolate at least that well;
+    * ``limits``: sandbox limit overrides for this task's samples (e.g.
+      ``{"cpu_seconds": 30}``), carried on each doc to the judge.
+    """
     from datasets import Dataset, DatasetDict
+
+    from .thresholds import limits_from_env
 
     if min_isolation:
         from .sandbox import get_pool
 
         get_pool(min_isolation=min_isolation)
+    extra = {}
+    if limits:
+        limits_from_env(**limits)          # unknown names or bad values fail here
+        extra["limits"] = json.dumps(limits, sort_keys=True)
 
-    return DatasetDict({split: Dataset.from_list(read_docs(task_file, split))
+    return DatasetDict({split: Dataset.from_list([{**doc, **extra} for doc in read_docs(task_file, split)])
                         for split in ("test", "fewshot")})
 
 

@@ -2,9 +2,32 @@
 pool in parallel, and let the trusted judge grade each artifact."""
 from __future__ import annotations
 
+import functools
+import json
+
 from .extract import extract_sources
 from .judge.checks import Session, empty_verdict
-from .thresholds import limits_from_env
+from .tasks import DATA_DIR
+from .thresholds import SandboxLimits, limits_from_env, sized_limits
+
+COST_FILE = DATA_DIR / "canonical_cost.json"
+
+
+@functools.lru_cache(maxsize=1)
+def canonical_costs() -> dict:
+    """{data file: {"cpu_seconds": slowest canonical, ...}} (scripts/calibrate_limits.py)."""
+    try:
+        return json.loads(COST_FILE.read_text())["tasks"]
+    except FileNotFoundError:
+        return {}
+
+
+def doc_limits(doc: dict) -> SandboxLimits:
+    """A sample's limits: sized from its task's canonical cost, then the task's
+    ``metadata.limits`` (carried on the doc), then ``LMQ_<FIELD>`` of the run."""
+    cost = canonical_costs().get(f"{doc['framework']}_{doc['problem']}", {})
+    overrides = json.loads(doc.get("limits") or "{}")
+    return limits_from_env(sized_limits(cost.get("cpu_seconds")), **overrides)
 
 
 def score_samples(items, progress=True, pool=None) -> list[dict]:
@@ -16,7 +39,6 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
 
     items = list(items)
     verdicts: list[dict | None] = [None] * len(items)
-    limits = limits_from_env()
     jobs, handlers, pending = [], [], []
     for i, (doc, text, sample_index) in enumerate(items):
         session = Session(doc, sample_index)
@@ -28,7 +50,7 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
             verdicts[i] = empty_verdict(
                 "no_code", f"no ```{missing[0]} code block found in the response", code=code)
             continue
-        jobs.append(session.job(sources, limits))
+        jobs.append(session.job(sources, doc_limits(doc)))
         handlers.append(session.on_message)
         pending.append((i, session, code))
     if jobs:

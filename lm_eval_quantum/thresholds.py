@@ -35,11 +35,14 @@ MAX_SHOTS_PER_TEST = 100_000
 # --- sandbox limits ---------------------------------------------------------------
 @dataclass(frozen=True)
 class SandboxLimits:
-    # CPU seconds per sample.  Canonical answers use < 0.3 s of CPU after the
-    # warm fork; 10 s is a >30x margin that still bounds infinite loops.
+    # CPU seconds per sample (CPU, not wall time: a loaded machine does not fail
+    # a correct answer).  The default applies to tasks without a measured
+    # canonical cost; tasks with one get `sized_limits`.  Canonical answers use
+    # < 0.3 s of CPU after the warm fork; 10 s is a >30x margin.
     cpu_seconds: float = 10.0
-    # Wall seconds per sample: catches sleep() and blocking reads, which use no
-    # CPU.  Generous so a loaded 2-core machine never fails a correct answer.
+    # Wall seconds per sample: only a backstop for sleep() and blocking reads,
+    # which use no CPU.  Generous so a loaded 2-core machine never fails a
+    # correct answer.
     wall_seconds: float = 30.0
     # Extra address space a sample may map on top of the warm server's own size.
     memory_mb: int = 2048
@@ -54,15 +57,44 @@ class SandboxLimits:
         return asdict(self)
 
 
+# Per-task limits sized from the canonical answer's measured cost
+# (data/canonical_cost.json, written by scripts/calibrate_limits.py): the
+# slowest canonical of a task times a margin that absorbs a slower or loaded
+# machine (CPU time still varies ~2-3x with cache pressure and frequency).
+LIMIT_CPU_MARGIN = 25.0
+# A correct answer may be slower than ours: importing a module the zygote did
+# not preload (matplotlib, qiskit_aer, scipy.optimize) costs ~1-2 s of CPU alone.
+LIMIT_CPU_FLOOR = 5.0
+# Wall = factor x CPU + slack: catches sleep() while a 2-core machine running
+# two samples and the judge at once never times out a correct answer.
+LIMIT_WALL_FACTOR = 3.0
+LIMIT_WALL_SLACK = 5.0
+
+
+def sized_limits(canonical_cpu_seconds: float | None) -> SandboxLimits:
+    """The default limits of a task whose slowest canonical used this much CPU."""
+    if canonical_cpu_seconds is None:
+        return SandboxLimits()
+    cpu = round(max(LIMIT_CPU_FLOOR, LIMIT_CPU_MARGIN * canonical_cpu_seconds), 1)
+    return replace(SandboxLimits(), cpu_seconds=cpu,
+                   wall_seconds=round(LIMIT_WALL_FACTOR * cpu + LIMIT_WALL_SLACK, 1))
+
+
 def limits_from_env(base: SandboxLimits | None = None, **overrides) -> SandboxLimits:
-    """Limits with `LMQ_<FIELD>` environment overrides and explicit overrides applied."""
+    """`base` (default: SandboxLimits()) with explicit `overrides` (a task's
+    ``metadata.limits``), then the run's `LMQ_<FIELD>` environment overrides."""
     limits = base or SandboxLimits()
+    known = asdict(limits)
+    unknown = set(overrides) - set(known)
+    if unknown:
+        raise ValueError(f"unknown sandbox limits {sorted(unknown)}; known: {sorted(known)}")
+    limits = replace(limits, **{k: type(known[k])(v) for k, v in overrides.items() if v is not None})
     env = {}
     for field, value in asdict(limits).items():
         raw = os.environ.get(f"LMQ_{field.upper()}")
         if raw is not None:
             env[field] = type(value)(raw)
-    return replace(limits, **env, **{k: v for k, v in overrides.items() if v is not None})
+    return replace(limits, **env)
 
 
 # --- metrics ----------------------------------------------------------------------

@@ -218,3 +218,27 @@ def test_bernstein_vazirani_meters_shots():
     tests = len(json.loads(doc["check"])["hidden"])
     assert (one["shots_used"], fifty["shots_used"]) == (tests, 50 * tests)
     assert one["oracle_calls"] == tests
+
+
+def test_limits_are_sized_from_the_canonical_cost(monkeypatch):
+    from lm_eval_quantum import scoring, thresholds as th
+
+    doc = _doc("quantum_qiskit_qft")
+    cost = scoring.canonical_costs()["qiskit_qft"]["cpu_seconds"]
+    limits = scoring.doc_limits(doc)
+    assert limits == th.sized_limits(cost)
+    assert limits.cpu_seconds == max(th.LIMIT_CPU_FLOOR, round(th.LIMIT_CPU_MARGIN * cost, 1))
+    assert limits.wall_seconds == th.LIMIT_WALL_FACTOR * limits.cpu_seconds + th.LIMIT_WALL_SLACK
+    assert th.sized_limits(1.0).cpu_seconds == 25.0 and th.sized_limits(None) == th.SandboxLimits()
+    # A task's metadata.limits (carried on the doc) overrides; the run's env wins over both.
+    tuned = {**doc, "limits": json.dumps({"cpu_seconds": 1.5, "open_files": 64})}
+    assert (scoring.doc_limits(tuned).cpu_seconds, scoring.doc_limits(tuned).open_files) == (1.5, 64)
+    monkeypatch.setenv("LMQ_CPU_SECONDS", "1")
+    assert scoring.doc_limits(tuned).cpu_seconds == 1.0
+    with pytest.raises(ValueError, match="unknown sandbox limits"):
+        scoring.doc_limits({**doc, "limits": json.dumps({"cpu": 3})})
+    # The CPU limit, not the wall clock, stops a busy loop.
+    loop = doc["canonical"].replace("```python\n", "```python\nwhile True:\n    pass\n", 1)
+    verdict, = lmq.score("quantum_qiskit_qft", tuned, [loop])
+    assert verdict["category"] == "timeout" and "CPU" in verdict["message"]
+    assert 0.9 <= verdict["cpu_seconds"] <= 2.5, verdict

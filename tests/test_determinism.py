@@ -1,0 +1,56 @@
+"""Same responses, same verdicts: across runs and across worker counts (R3, B5).
+
+Every verdict field except the measured times must be bit-identical, including
+shot-sampled oracle answers (the judge seeds them per doc, sample and request)
+and error messages.
+"""
+import json
+
+import pytest
+
+import lm_eval_quantum as lmq
+from lm_eval_quantum.sandbox.pool import SandboxPool
+from lm_eval_quantum.scoring import score_samples
+
+TIMING = ("cpu_seconds", "wall_seconds")
+
+
+def _responses():
+    """A mix of outcomes over every framework: passes, wrong answers, errors, noisy oracles."""
+    items = []
+    for task in ("quantum_qasm_ghz", "quantum_qiskit_qft", "quantum_cirq_ghz",
+                 "quantum_pennylane_qft", "quantum_qiskit_bernstein_vazirani",
+                 "quantum_cirq_bernstein_vazirani", "quantum_qasm_bernstein_vazirani"):
+        for doc in lmq.load_docs(task)[:2]:
+            canonical = doc["canonical"]
+            answers = [canonical, "", canonical.replace("\n", "\n(\n", 2),
+                       canonical.replace("```python\n", "```python\nimport nonexistent_pkg\n", 1)]
+            if doc["problem"] == "bernstein_vazirani":
+                # Many noisy shots and a majority vote: the answers depend on sampled counts.
+                answers.append(canonical.replace("shots=1", "shots=37").replace(
+                    "repetitions=1", "repetitions=37"))
+            else:
+                answers.append(canonical.replace("h(", "x(", 1).replace("H(", "X(", 1)
+                               .replace("Hadamard(", "PauliX(", 1))
+            items += [(doc, text, k) for k, text in enumerate(answers)]
+    return items
+
+
+def _strip(verdicts):
+    return [json.dumps({k: v for k, v in verdict.items() if k not in TIMING}, sort_keys=True)
+            for verdict in verdicts]
+
+
+def test_verdicts_are_identical_across_runs_and_worker_counts():
+    items = _responses()
+    with SandboxPool(workers=1) as one:
+        first = _strip(score_samples(items, progress=False, pool=one))
+        again = _strip(score_samples(items, progress=False, pool=one))
+    with SandboxPool(workers=2) as two:
+        parallel = _strip(score_samples(list(reversed(items)), progress=False, pool=two))[::-1]
+    assert first == again
+    assert first == parallel
+    outcomes = {json.loads(v)["category"] for v in first}
+    assert {"ok", "no_code", "syntax", "wrong_answer"} <= outcomes, outcomes
+    shots = [json.loads(v)["shots_used"] for v in first]
+    assert max(shots) > 37, "the noisy-oracle answers did not sample"
