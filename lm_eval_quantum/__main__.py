@@ -2,7 +2,8 @@
 
   tasks-dir              print the directory of the task YAMLs (for --include_path)
   list [PATTERN]         list task names (default 'quantum_*')
-  selfcheck [--tasks P]  run every canonical through sandbox + judge; non-zero exit on any failure
+  selfcheck [--tasks P] [--isolation L] [--min-isolation L]
+                         run every canonical through sandbox + judge; non-zero exit on any failure
   tiny-model             print the path of the embedded tiny model checkpoint
 """
 from __future__ import annotations
@@ -20,6 +21,8 @@ def main(argv=None) -> int:
     p_list.add_argument("pattern", nargs="?", default="quantum_*")
     p_self = sub.add_parser("selfcheck", help="check every canonical passes")
     p_self.add_argument("--tasks", default="quantum_*", help="shell-style task pattern")
+    p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
+    p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
     args = parser.parse_args(argv)
 
@@ -32,8 +35,11 @@ def main(argv=None) -> int:
 
         print("\n".join(list_tasks(args.pattern)))
     elif args.command == "selfcheck":
+        from .cli import take_isolation_flags
         from .selfcheck import main as selfcheck
 
+        take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
+                              (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
         return selfcheck(args.tasks)
     elif args.command == "tiny-model":
         from .models import tiny_model_path

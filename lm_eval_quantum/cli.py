@@ -113,10 +113,35 @@ def skip_builtin_tasks() -> None:
     TaskManager.__init__ = __init__  # type: ignore[method-assign]
 
 
+def take_isolation_flags(argv: Sequence[str]) -> list[str]:
+    """Consume ``--isolation LEVEL`` / ``--min-isolation LEVEL`` (our flags, not
+    lm-eval's) into ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION``; fail fast when the
+    level cannot run here.  Returns the remaining arguments."""
+    import argparse
+
+    from .sandbox import isolation
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--isolation", choices=("auto", *isolation.LEVELS))
+    parser.add_argument("--min-isolation", choices=isolation.LEVELS)
+    ours, rest = parser.parse_known_args(list(argv))
+    if ours.isolation:
+        os.environ[isolation.ENV_LEVEL] = ours.isolation
+    if ours.min_isolation:
+        os.environ[isolation.ENV_MIN_LEVEL] = ours.min_isolation
+    if ours.isolation or ours.min_isolation:
+        try:
+            isolation.resolve()
+        except isolation.IsolationUnavailable as exc:
+            raise SystemExit(f"lm-eval-quantum: {exc}") from None
+    return rest
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console script ``lm-eval-quantum`` (see the module docstring)."""
     if argv is not None:
         sys.argv = [sys.argv[0] if sys.argv else "lm-eval-quantum", *argv]
+    sys.argv = [sys.argv[0], *take_isolation_flags(sys.argv[1:])]
 
     registration.install()
 

@@ -60,7 +60,22 @@ def _filter(resps, docs, prefill: bool):
         for k, text in enumerate(responses):
             items.append((doc, with_prefill(text, doc["prefill"] if prefill else None), k))
     verdicts = iter(score_samples(items))
+    _log_sandbox_summary(docs)
     return [[json.dumps(next(verdicts)) for _ in responses] for responses in resps]
+
+
+def _log_sandbox_summary(docs) -> None:
+    """One line per task in the run's log: isolation level and infrastructure events."""
+    import logging
+
+    from .sandbox import get_pool
+
+    summary = get_pool().summary()
+    task = f"{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
+    logging.getLogger("lm-eval").log(
+        logging.WARNING if summary["infra_events"] else logging.INFO,
+        "lm-eval-quantum sandbox after %s: %s", task,
+        ", ".join(f"{k}={v}" for k, v in summary.items()))
 
 
 def judge_filter(resps, docs):

@@ -62,6 +62,9 @@ def main(pattern: str) -> int:
     total = sum(r["docs"] for r in rows.values())
     passed = sum(r["passed"] for r in rows.values())
     print(f"\n{passed}/{total} canonical answers passed in {elapsed:.1f} s")
+    from .sandbox import get_pool
+
+    print("sandbox: " + ", ".join(f"{k}={v}" for k, v in get_pool().summary().items()))
     for name, doc_id, category, message in failures:
         print(f"FAIL {name} doc {doc_id}: [{category}] {message}")
     return 0 if passed == total else 1

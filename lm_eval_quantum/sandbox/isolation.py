@@ -362,7 +362,7 @@ def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
         chosen, reasons = requested, []
     if minimum and strength(chosen) < strength(minimum):
         raise IsolationUnavailable(
-            f"{ENV_MIN_LEVEL}={minimum} but the strongest available level is {chosen!r}"
+            f"{ENV_MIN_LEVEL}={minimum} but the sandbox would run at {chosen!r}"
             + (f" ({'; '.join(reasons)})" if reasons else ""))
     if chosen == LEVELS[-1]:
         warnings.warn(
