@@ -1,7 +1,8 @@
 """Sandboxed execution of untrusted, model-written quantum programs.
 
-* :mod:`.isolation` - isolation levels (``bwrap`` > ``rlimits``) and how the
-  zygote is confined at each;
+* :mod:`.isolation` - isolation levels (``bwrap`` > ``kernel`` > ``rlimits``)
+  and how the zygote is started at each;
+* :mod:`.confine` - per-sample kernel confinement (seccomp filter, Landlock);
 * :mod:`.zygote` - the warm fork server (frameworks preloaded, one fork per sample);
 * :mod:`.pool` - the harness side: ``SandboxPool.run`` / ``map`` and ``get_pool()``.
 
