@@ -378,7 +378,9 @@ def _sample_if_running(pool: SandboxPool) -> int | None:
     if zygote is None or not zygote.alive:
         return None
     server = zygote_host_pid(pool)
-    kids = [pid for pid, (ppid, _, _) in proc_table().items() if ppid == server]
+    # Spare children wait for a job without one; a running sample holds its job socket as fd 3.
+    kids = [pid for pid, (ppid, _, _) in proc_table().items()
+            if ppid == server and os.path.exists(f"/proc/{pid}/fd/3")]
     return kids[0] if kids else None
 
 

@@ -99,7 +99,7 @@ class _Waiter:
 
 
 class _Zygote:
-    def __init__(self, level: str):
+    def __init__(self, level: str, spares: int = 1):
         cmd = iso.zygote_command(level)
         self.level = level
         self._cleanup = cmd.cleanup
@@ -112,7 +112,7 @@ class _Zygote:
         self._waiters: dict[int, _Waiter] = {}
         try:
             self.proc = subprocess.Popen(
-                cmd.argv + ["--control-fd", str(theirs.fileno())],
+                cmd.argv + ["--control-fd", str(theirs.fileno()), "--spares", str(spares)],
                 env=cmd.env, cwd=cmd.cwd, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=self.log,
                 pass_fds=(theirs.fileno(),), start_new_session=True)
@@ -297,7 +297,7 @@ class SandboxPool:
                 self._zygote.close()
                 self._zygote = None
                 self.restarts += 1
-            self._zygote = self._spawner.submit(_Zygote, self.isolation).result()
+            self._zygote = self._spawner.submit(_Zygote, self.isolation, self.workers).result()
             self._started_once = True
             return self._zygote
 
