@@ -30,6 +30,7 @@ Each adapter module (`qasm_adapter`, `qiskit_adapter`, `cirq_adapter`,
 from __future__ import annotations
 
 import copy
+import errno
 import inspect
 import json
 import operator
@@ -359,6 +360,10 @@ def _is_api_object(obj) -> bool:
     )
 
 
+# OSErrors that mean "a sandbox limit was hit": open files, file size, temp space.
+_LIMIT_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.EFBIG, errno.ENOSPC, errno.EDQUOT}
+
+
 def classify(exc: BaseException) -> tuple[str, str]:
     """(category, message) for an exception raised while running a candidate."""
     if isinstance(exc, CandidateError):
@@ -371,7 +376,8 @@ def classify(exc: BaseException) -> tuple[str, str]:
         category = "missing_api"
     elif isinstance(exc, AttributeError) and _is_api_object(getattr(exc, "obj", None)):
         category = "missing_api"
-    elif isinstance(exc, MemoryError):
+    elif isinstance(exc, MemoryError) or (
+            isinstance(exc, OSError) and exc.errno in _LIMIT_ERRNOS):
         category = "resource_limit"
     else:
         category = "runtime"

@@ -4,11 +4,13 @@ Used by the zygote in each forked child, after its uid is dropped and just
 before the candidate runs; pure ``ctypes``, no dependency.
 
 seccomp (every level but ``rlimits``; x86_64)
-    The filter, built by :func:`seccomp_program`, lets threads be created but
-    no process (``fork``/``vfork``/``clone`` without ``CLONE_THREAD`` fail with
+    The filter, built by :func:`seccomp_program` and installed right after the
+    sample's rlimits (which it then freezes), lets threads be created but no
+    process (``fork``/``vfork``/``clone`` without ``CLONE_THREAD`` fail with
     EPERM, ``clone3`` with ENOSYS so libc falls back to ``clone``), so fork
     bombs stop even where ``RLIMIT_NPROC`` does not apply (root).  It denies
-    ``execve``; sockets other than ``AF_UNIX`` stream/seqpacket; ``connect``,
+    ``execve``; changing rlimits; POSIX timers and ``fcntl`` SIGIO set-up
+    (both can deliver SIGKILL); sockets other than ``AF_UNIX`` stream/seqpacket; ``connect``,
     ``bind``, ``listen``, ``accept`` and ``sendto`` with an address (the child
     talks only on the socket it was given); ``ptrace``, ``process_vm_*``,
     ``pidfd_*``, ``kcmp``; mounts, namespaces, ``chroot``, modules, ``bpf``,
@@ -87,7 +89,8 @@ X86_64 = {
     "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62, "clone3": 435,
     "execveat": 322, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
     "rt_tgsigqueueinfo": 297, "socket": 41, "connect": 42, "accept": 43, "sendto": 44,
-    "bind": 49, "listen": 50, "accept4": 288,
+    "bind": 49, "listen": 50, "accept4": 288, "socketpair": 53, "setrlimit": 160,
+    "prlimit64": 302, "fcntl": 72,
 }
 DENIED_X86_64 = {
     "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
@@ -103,12 +106,15 @@ DENIED_X86_64 = {
     "reboot": 169, "swapon": 167, "swapoff": 168, "syslog": 103, "acct": 163,
     "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
     "iopl": 172, "ioperm": 173, "quotactl": 179, "personality": 135,
+    # POSIX timers can deliver any signal, SIGKILL included (see "signal" below).
+    "timer_create": 222,
 }
 CLONE_THREAD = 0x00010000
 AF_UNIX = 1
-SOCK_DGRAM = 2
+SOCK_STREAM, SOCK_SEQPACKET = 1, 5   # connection-oriented: useless without connect()
 SOCK_TYPE_MASK = 0xF
 SIGKILL = 9
+F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15   # fcntl: whom SIGIO goes to, and which signal
 
 
 class _Program:
@@ -152,12 +158,15 @@ def seccomp_program(own_pid: int) -> bytes:
     for number in sorted(DENIED_X86_64.values()):
         p.op(_JEQ, number, "deny", 0)
     for name in ("fork", "vfork", "execve", "execveat", "connect", "bind", "listen",
-                 "accept", "accept4", "tkill", "rt_sigqueueinfo"):
+                 "accept", "accept4", "tkill", "rt_sigqueueinfo", "setrlimit"):
         p.op(_JEQ, nr[name], "deny", 0)
     p.op(_JEQ, nr["clone3"], "nosys", 0)
     p.op(_JEQ, nr["clone"], "clone", 0)
     p.op(_JEQ, nr["socket"], "socket", 0)
+    p.op(_JEQ, nr["socketpair"], "socket", 0)
     p.op(_JEQ, nr["sendto"], "sendto", 0)
+    p.op(_JEQ, nr["prlimit64"], "prlimit", 0)
+    p.op(_JEQ, nr["fcntl"], "fcntl", 0)
     for name in ("kill", "tgkill", "rt_tgsigqueueinfo"):
         p.op(_JEQ, nr[name], "signal", 0)
     p.op(_RET, RET_ALLOW)
@@ -165,13 +174,29 @@ def seccomp_program(own_pid: int) -> bytes:
     p.label("clone")
     p.op(_LD_ABS, _arg_lo(0))
     p.op(_JSET, CLONE_THREAD, "allow", "deny")
-    # socket(domain, type, ...): AF_UNIX and not datagram
+    # socket / socketpair(domain, type, ...): AF_UNIX stream or seqpacket only (a
+    # datagram socket - SOCK_DGRAM, or SOCK_RAW which AF_UNIX treats alike - could
+    # sendmsg() to a named socket without connect())
     p.label("socket")
     p.op(_LD_ABS, _arg_lo(0))
     p.op(_JEQ, AF_UNIX, 0, "deny")
     p.op(_LD_ABS, _arg_lo(1))
     p.op(_AND, SOCK_TYPE_MASK)
-    p.op(_JEQ, SOCK_DGRAM, "deny", "allow")
+    p.op(_JEQ, SOCK_STREAM, "allow", 0)
+    p.op(_JEQ, SOCK_SEQPACKET, "allow", "deny")
+    # prlimit64(pid, resource, new, old): reading is fine, changing is not (lowering
+    # RLIMIT_CPU below ours would make the kernel SIGKILL the sample: a fake "outside kill")
+    p.label("prlimit")
+    p.op(_LD_ABS, _arg_lo(2))
+    p.op(_JEQ, 0, 0, "deny")
+    p.op(_LD_ABS, _arg_hi(2))
+    p.op(_JEQ, 0, "allow", "deny")
+    # fcntl: no F_SETSIG / F_SETOWN(_EX) (SIGIO with any signal, to any process)
+    p.label("fcntl")
+    p.op(_LD_ABS, _arg_lo(1))
+    p.op(_JEQ, F_SETOWN, "deny", 0)
+    p.op(_JEQ, F_SETSIG, "deny", 0)
+    p.op(_JEQ, F_SETOWN_EX, "deny", "allow")
     # sendto(fd, buf, len, flags, dest_addr, addrlen): only without an address
     p.label("sendto")
     p.op(_LD_ABS, _arg_lo(4))
@@ -212,20 +237,28 @@ def seccomp_supported() -> str | None:
     return None
 
 
-def install_seccomp(own_pid: int | None = None) -> None:
-    """Install the filter on the calling thread's process (needs no-new-privs).
+class Seccomp:
+    """The filter assembled for this process, ready to install with one prctl."""
 
-    Call it single-threaded: the filter applies to the calling thread and
-    every thread or process it creates afterwards."""
-    why = seccomp_supported()
-    if why:
-        raise OSError(errno.ENOSYS, why)
-    code = seccomp_program(own_pid if own_pid is not None else os.getpid())
-    buf = ctypes.create_string_buffer(code, len(code))
-    prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-    _check(_libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER),
-                       ctypes.byref(prog), 0, 0), "prctl(PR_SET_SECCOMP)")
+    def __init__(self, own_pid: int | None = None):
+        why = seccomp_supported()
+        if why:
+            raise OSError(errno.ENOSYS, why)
+        code = seccomp_program(own_pid if own_pid is not None else os.getpid())
+        self._buf = ctypes.create_string_buffer(code, len(code))
+        self._prog = _SockFprog(len(code) // 8, ctypes.cast(self._buf, ctypes.c_void_p))
+
+    def install(self) -> None:
+        """Install the filter (needs no-new-privs, which it sets).  Call it
+        single-threaded: it binds the calling thread and all it creates later."""
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        _check(_libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER),
+                           ctypes.byref(self._prog), 0, 0), "prctl(PR_SET_SECCOMP)")
+
+
+def install_seccomp(own_pid: int | None = None) -> None:
+    """Assemble and install the filter in one go."""
+    Seccomp(own_pid).install()
 
 
 # --- Landlock ----------------------------------------------------------------------

@@ -190,8 +190,11 @@ def bwrap_argv(inner: list[str], *, privileged: bool) -> list[str]:
     for prefix in python_prefixes():
         if not _under(prefix, bound):
             ro(prefix)
+    # /tmp holds only the zygote's per-job dirs: samples with their own uid may
+    # enter theirs but create nothing beside it (Landlock enforces the same for all).
     argv += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(SANDBOX_TMP_MB * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
+             "--size", str(SANDBOX_TMP_MB * 2**20), "--perms", "0711" if privileged else "1777",
+             "--tmpfs", "/tmp"]
     # R1: hide the real package (and its checkout) if a bind above exposes it.
     pkg = package_dir()
     for d in hidden_paths(pkg):

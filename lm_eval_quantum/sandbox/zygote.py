@@ -185,30 +185,41 @@ SETUP_OK = b"\x01"
 class Confinement:
     """What each child gets on top of rlimits at the zygote's isolation level.
 
-    ``bwrap`` and ``kernel``: the seccomp filter of :mod:`.confine`.  ``kernel``
-    also: Landlock (read rules computed once here, the child's temp dir and
-    ``/proc/self`` added per child) and, when the zygote may, one network
-    namespace with nothing in it, shared by all children."""
+    ``bwrap`` and ``kernel``: the seccomp filter of :mod:`.confine`, installed
+    right after the sample's rlimits, and Landlock (read rules computed once
+    here; the child's temp dir and ``/proc/self`` added per child) - required
+    at ``kernel``, used at ``bwrap`` too where the kernel has it, so that even
+    inside the namespace a sample writes nowhere but its own temp dir.
+    ``kernel`` also: one empty network namespace for all children when the
+    zygote may create it, and the package's judge-side modules reported as
+    missing (as inside bwrap, where they do not exist) rather than unreadable.
+    Where children get their own uid without bwrap (``kernel``, ``rlimits``),
+    they keep ``CAP_DAC_READ_SEARCH`` so that a Python installed under a
+    private home stays importable; at ``kernel`` Landlock still decides what
+    is readable."""
 
     def __init__(self, level: str):
         from . import confine, isolation
 
         self.seccomp = level in ("bwrap", "kernel") and confine.seccomp_supported() is None
-        self.landlock_abi = 0
+        self.landlock_abi = confine.landlock_abi() if level in ("bwrap", "kernel") else 0
+        self.read_search = level in ("kernel", "rlimits")
         self.rules: list = []
         self.netns = False
-        if level == "kernel":
-            self.landlock_abi = confine.landlock_abi()
-            if self.landlock_abi < 1 or not self.seccomp:
-                raise OSError("the kernel isolation level needs Landlock and seccomp")
+        if level == "kernel" and (self.landlock_abi < 1 or not self.seccomp):
+            raise OSError("the kernel isolation level needs Landlock and seccomp")
+        if self.landlock_abi:
             pkg = isolation.package_dir()
             self.rules = confine.read_rules(
                 readable=[*confine.SYSTEM_READ, *isolation.python_prefixes()],
                 hidden=isolation.hidden_paths(pkg),
                 exposed=[pkg / entry for entry in isolation.ALLOWED_PACKAGE_ENTRIES])
+        if level == "kernel":
             self.netns = _unshare_net()
+            sys.meta_path.insert(0, _HiddenModules(isolation.ALLOWED_PACKAGE_ENTRIES))
 
     def apply(self, tmpdir: str) -> None:
+        """Set-up time (spare child): Landlock, and the seccomp filter assembled."""
         from . import confine
 
         if self.landlock_abi:
@@ -216,12 +227,48 @@ class Confinement:
                 self.rules + [(p, confine.READ) for p in confine.CHILD_READ]
                 + [(p, confine.FS_READ_FILE | confine.FS_WRITE_FILE) for p in confine.CHILD_RW]
                 + [(tmpdir, 0xFFFFFFFF)], self.landlock_abi)
-        if self.seccomp:
-            confine.install_seccomp()
+        self.filter = confine.Seccomp() if self.seccomp else None
+
+    def seal(self) -> None:
+        """After the sample's rlimits: install the filter (which also freezes them)."""
+        if self.filter is not None:
+            self.filter.install()
 
     def describe(self) -> dict:
         return {"seccomp": self.seccomp, "landlock_abi": self.landlock_abi,
                 "netns": self.netns, "landlock_rules": len(self.rules)}
+
+
+class _HiddenModules:
+    """Meta-path finder: ``lm_eval_quantum.<x>`` outside the sandbox-side entries
+    does not exist for candidates."""
+
+    def __init__(self, allowed):
+        self.allowed = {name.removesuffix(".py") for name in allowed}
+
+    def find_spec(self, name, path=None, target=None):
+        parts = name.split(".")
+        if parts[0] == "lm_eval_quantum" and len(parts) > 1 and parts[1] not in self.allowed:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def _drop_uid(uid: int, keep_read_search: bool) -> None:
+    """Become `uid` (from root); optionally keep CAP_DAC_READ_SEARCH only."""
+    PR_SET_KEEPCAPS, CAP_DAC_READ_SEARCH = 8, 2
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    if keep_read_search:
+        prctl(PR_SET_KEEPCAPS, 1)
+    os.setresuid(uid, uid, uid)
+    if keep_read_search:
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)     # _LINUX_CAPABILITY_VERSION_3, self
+        bit = 1 << CAP_DAC_READ_SEARCH
+        data = (ctypes.c_uint32 * 6)(bit, bit, 0, 0, 0, 0)  # effective, permitted, inheritable x2
+        if _libc.capset(header, data) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"capset: {os.strerror(err)}")
+        prctl(PR_SET_KEEPCAPS, 0)
 
 
 def _unshare_net() -> bool:
@@ -263,9 +310,7 @@ def _child(handoff_fd: int, setup_fd: int, tmpdir: str, uid: int | None,
             pass
         if uid is not None:
             os.chown(tmpdir, uid, uid)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+            _drop_uid(uid, confinement.read_search)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after setuid, which clears it
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         prctl(PR_SET_DUMPABLE, 0)
@@ -286,6 +331,7 @@ def _child(handoff_fd: int, setup_fd: int, tmpdir: str, uid: int | None,
         handoff.close()
         order = json.loads(data)
         _set_limits(order["limits"], int(order["address_space"]))
+        confinement.seal()
     except BaseException as exc:  # noqa: BLE001 - the sandbox's fault, not the candidate's
         try:
             os.write(4, f"sandbox setup failed: {type(exc).__name__}: {exc}"[:2000].encode())
@@ -612,6 +658,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="children kept forked and set up ahead of jobs (the pool's workers)")
     args = parser.parse_args(argv)
 
+    # `python -m` put the working directory (a writable temp dir) first on
+    # sys.path: a sample could plant a module there for later samples to import.
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
     control = socket.socket(fileno=args.control_fd)
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
