@@ -5,8 +5,10 @@ shot-sampled oracle answers (the judge seeds them per doc, sample and request)
 and error messages.
 """
 import json
-
-import pytest
+import os
+import signal
+import threading
+import time
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum.sandbox.pool import SandboxPool
@@ -54,3 +56,68 @@ def test_verdicts_are_identical_across_runs_and_worker_counts():
     assert {"ok", "no_code", "syntax", "wrong_answer"} <= outcomes, outcomes
     shots = [json.loads(v)["shots_used"] for v in first]
     assert max(shots) > 37, "the noisy-oracle answers did not sample"
+
+
+def test_killing_the_server_mid_run_gives_the_same_scores():
+    """An undisturbed run and one whose zygote is SIGKILLed mid-batch agree on every
+    verdict (the lost samples are retried, flagged `retried`, never charged)."""
+    items = _responses()[:24]
+    with SandboxPool(workers=2) as pool:
+        calm = score_samples(items, progress=False, pool=pool)
+        target = _zygote_host_pid(pool._zygote.proc.pid)
+
+        def kill_soon():
+            time.sleep(0.15)
+            os.kill(target, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_soon)
+        killer.start()
+        stormy = score_samples(items, progress=False, pool=pool)
+        killer.join()
+        summary = pool.summary()
+    assert summary["zygote_restarts"] >= 1 and summary["samples_retried"] >= 1, summary
+    assert summary["samples_failed_infra"] == 0, summary
+    assert any(v["retried"] for v in stormy)
+    strip = lambda vs: _strip([{k: v for k, v in d.items() if k != "retried"} for d in vs])  # noqa: E731
+    assert strip(stormy) == strip(calm)
+
+
+def _zygote_host_pid(started: int) -> int:
+    """The zygote process among what the pool started (bwrap, or the zygote itself);
+    its spare children run the same command line but have a zygote as parent."""
+    tree = _parents()
+    zygotes = {p for p in {started, *_descendants(started, tree)}
+               if "sandbox.zygote" in _cmdline(p) and "bwrap" not in _cmdline(p).split()[0]}
+    (host,) = [p for p in zygotes if tree.get(p) not in zygotes]
+    return host
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    return parents
+
+
+def _descendants(root: int, parents: dict[int, int]) -> set[int]:
+    found, frontier = set(), [root]
+    while frontier:
+        parent = frontier.pop()
+        kids = {p for p, pp in parents.items() if pp == parent and p not in found}
+        found |= kids
+        frontier += kids
+    return found
