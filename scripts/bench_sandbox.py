@@ -28,11 +28,12 @@ How to read the output
   (and CI) is noisy.  Load averages at start and end are printed.
 * ``overhead = median(pool) - median(in-process)`` in ms: what isolation adds
   per sample, with a bootstrap 95% interval.  It is nearly independent of the
-  candidate: fork of the zygote's big preloaded heap (page tables of ~270 MB
-  anonymous memory and ~1300 mappings), copy-on-write faults while the child
-  runs, tear-down of that address space at exit, and the IPC around it.
+  candidate: the hand-off to a spare child (forked and set up ahead of time),
+  copy-on-write faults while the child runs, tear-down of its address space
+  at exit (the zygote's ~270 MB preloaded heap, in huge pages where the kernel
+  allows), and the IPC around it.
 * ``pool/in-proc`` is large for these tiny circuits (tens of x) by
-  construction: a fixed fork+IPC cost of some tens of ms against a
+  construction: a fixed hand-off+exit+IPC cost of 10-20 ms against a
   sub-millisecond floor.  For a candidate that computes for a second it tends
   to 1.  Judge the sandbox by ``overhead`` and ``fresh/pool``; the
   ``pool/in-proc <= 2x`` target is out of reach for sub-millisecond candidates.
