@@ -144,6 +144,15 @@ class _Program:
         return b"".join(out)
 
 
+def _null_argument(p: _Program, label: str, i: int) -> None:
+    """At `label`: allow when pointer argument `i` is NULL, else deny."""
+    p.label(label)
+    p.op(_LD_ABS, _arg_lo(i))
+    p.op(_JEQ, 0, 0, "deny")
+    p.op(_LD_ABS, _arg_hi(i))
+    p.op(_JEQ, 0, "allow", "deny")
+
+
 def seccomp_program(own_pid: int) -> bytes:
     """The filter of the module docstring, for a child whose pid is `own_pid`."""
     nr = X86_64
@@ -186,11 +195,7 @@ def seccomp_program(own_pid: int) -> bytes:
     p.op(_JEQ, SOCK_SEQPACKET, "allow", "deny")
     # prlimit64(pid, resource, new, old): reading is fine, changing is not (lowering
     # RLIMIT_CPU below ours would make the kernel SIGKILL the sample: a fake "outside kill")
-    p.label("prlimit")
-    p.op(_LD_ABS, _arg_lo(2))
-    p.op(_JEQ, 0, 0, "deny")
-    p.op(_LD_ABS, _arg_hi(2))
-    p.op(_JEQ, 0, "allow", "deny")
+    _null_argument(p, "prlimit", 2)
     # fcntl: no F_SETSIG / F_SETOWN(_EX) (SIGIO with any signal, to any process)
     p.label("fcntl")
     p.op(_LD_ABS, _arg_lo(1))
@@ -198,11 +203,7 @@ def seccomp_program(own_pid: int) -> bytes:
     p.op(_JEQ, F_SETSIG, "deny", 0)
     p.op(_JEQ, F_SETOWN_EX, "deny", "allow")
     # sendto(fd, buf, len, flags, dest_addr, addrlen): only without an address
-    p.label("sendto")
-    p.op(_LD_ABS, _arg_lo(4))
-    p.op(_JEQ, 0, 0, "deny")
-    p.op(_LD_ABS, _arg_hi(4))
-    p.op(_JEQ, 0, "allow", "deny")
+    _null_argument(p, "sendto", 4)
     # kill(pid, sig) / tgkill(tgid, tid, sig): never SIGKILL (an unexplained SIGKILL
     # then means an outside kill: infra), only this process or pid 0 (own group)
     p.label("signal")
