@@ -464,3 +464,30 @@ def test_installed_package_is_hidden_under_a_tmpfs(monkeypatch):
     assert f"--tmpfs {fake}" in joined
     assert joined.index(f"--tmpfs {fake}") > joined.index(f"--ro-bind {Path(sys.prefix).resolve()}")
     assert "/etc/passwd" not in joined and " /home" not in joined
+
+
+def test_minimum_level_settings_fail_fast(monkeypatch):
+    """--min-isolation (wrapper CLI, selfcheck) and metadata.min_isolation (lm-eval
+    --metadata) refuse to run below the level, before any model runs."""
+    from lm_eval_quantum.cli import take_isolation_flags
+    from lm_eval_quantum.metrics import load_task_dataset
+    from lm_eval_quantum.sandbox import pool as pool_module
+
+    for name in (isolation.ENV_LEVEL, isolation.ENV_MIN_LEVEL):
+        monkeypatch.setenv(name, "")     # recorded, so the flags' writes are undone after
+    assert take_isolation_flags(["--tasks", "quantum_*", "--limit", "2"]) == \
+        ["--tasks", "quantum_*", "--limit", "2"]
+    with pytest.raises(SystemExit, match="LMQ_MIN_ISOLATION=bwrap but the sandbox would run at 'rlimits'"):
+        take_isolation_flags(["--isolation", "rlimits", "--min-isolation", "bwrap", "--tasks", "x"])
+    for name in (isolation.ENV_LEVEL, isolation.ENV_MIN_LEVEL):
+        monkeypatch.setenv(name, "")
+    with pytest.warns(RuntimeWarning):
+        weak = SandboxPool(workers=1, isolation="rlimits")
+    monkeypatch.setattr(pool_module, "_POOL", weak)
+    with pytest.raises(isolation.IsolationUnavailable, match="min_isolation=kernel"):
+        load_task_dataset("qiskit_ghz", min_isolation="kernel")
+    docs = load_task_dataset("qiskit_ghz", min_isolation="rlimits", limits={"cpu_seconds": 3})
+    assert json.loads(docs["test"][0]["limits"]) == {"cpu_seconds": 3}
+    with pytest.raises(ValueError, match="unknown sandbox limits"):
+        load_task_dataset("qiskit_ghz", limits={"seconds": 3})
+    weak.close()
