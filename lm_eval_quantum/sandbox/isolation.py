@@ -30,7 +30,8 @@ bwrap
     can neither signal, ptrace nor read the zygote or a concurrent sample).
     As an unprivileged user bubblewrap creates a user namespace and every
     child shares the zygote's uid.  Each child also gets the seccomp filter of
-    :mod:`.confine` (no fork/exec, no network sockets, no ptrace...).
+    :mod:`.confine` (no fork/exec, no network sockets, no ptrace...) and, where
+    the kernel has it, the same Landlock rules as at the ``kernel`` level.
 
 kernel
     No bubblewrap: the zygote is a plain subprocess (clean environment), and
@@ -302,7 +303,7 @@ def _probe_kernel() -> str | None:
         return "Landlock is not enabled in this kernel"
     try:
         proc = subprocess.run([python_executable(), "-s", "-c", _KERNEL_CHECK],
-                              env={**clean_env(tempfile.gettempdir(), str(package_dir().parent))},
+                              env=clean_env(tempfile.gettempdir(), str(package_dir().parent)),
                               capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"the kernel-level check failed to run: {exc}"

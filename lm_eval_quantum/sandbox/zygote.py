@@ -206,6 +206,7 @@ class Confinement:
         self.read_search = level in ("kernel", "rlimits")
         self.rules: list = []
         self.netns = False
+        self.filter = None                      # the child's assembled seccomp filter
         if level == "kernel" and (self.landlock_abi < 1 or not self.seccomp):
             raise OSError("the kernel isolation level needs Landlock and seccomp")
         if self.landlock_abi:
