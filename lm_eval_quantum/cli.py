@@ -14,7 +14,6 @@ with two differences:
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import sys
 from collections.abc import Iterable, Sequence

@@ -11,21 +11,11 @@ import re
 import pytest
 
 import lm_eval_quantum as lmq
+from support import WRONG
 
 BASE_TASKS = [t for t in lmq.list_tasks("quantum_*")
               if not t.endswith(("_sampled", "_prefill", "_ppl"))]
 
-# Semantic mutations: (old, new) replacements on the canonical answer.
-WRONG = {
-    "ghz": {"qasm": ("cx q[0], q[1];", "cx q[1], q[0];"),
-            "qiskit": ("qc.cx(i, i + 1)", "qc.cx(i + 1, i)"),
-            "cirq": ("cirq.CNOT(q[i], q[i + 1])", "cirq.CNOT(q[i + 1], q[i])"),
-            "pennylane": ("wires=[i, i + 1]", "wires=[i + 1, i]")},
-    "qft": {"qasm": ("cp(pi/2)", "cp(pi/3)"),
-            "qiskit": ("pi / 2 ** (j - k)", "pi / 3 ** (j - k)"),
-            "cirq": ("(1 / 2 ** (j - i))", "(1 / 3 ** (j - i))"),
-            "pennylane": ("pi / 2 ** (j - i)", "pi / 3 ** (j - i)")},
-}
 
 
 def _doc(task, index=0):

@@ -37,7 +37,7 @@ import socket
 import tempfile
 import textwrap
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,6 +46,7 @@ import lm_eval_quantum
 from lm_eval_quantum import api
 from lm_eval_quantum.sandbox import isolation
 from lm_eval_quantum.sandbox.pool import SandboxPool
+from support import WRONG, descendants, is_zygote, proc_table
 
 LEVELS = ("bwrap", "kernel")
 # Small limits keep the limit cases quick.  The memory cap is small too, so that a
@@ -90,17 +91,6 @@ LEAK_PATTERNS = [
     *[re.compile(re.escape(s)) for s in BV_SECRETS],            # hidden BV answers
 ]
 
-# Semantic mutations that make a canonical answer wrong (as in test_api).
-WRONG = {
-    "ghz": {"qasm": ("cx q[0], q[1];", "cx q[1], q[0];"),
-            "qiskit": ("qc.cx(i, i + 1)", "qc.cx(i + 1, i)"),
-            "cirq": ("cirq.CNOT(q[i], q[i + 1])", "cirq.CNOT(q[i + 1], q[i])"),
-            "pennylane": ("wires=[i, i + 1]", "wires=[i + 1, i]")},
-    "qft": {"qasm": ("cp(pi/2)", "cp(pi/3)"),
-            "qiskit": ("pi / 2 ** (j - k)", "pi / 3 ** (j - k)"),
-            "cirq": ("(1 / 2 ** (j - i))", "(1 / 3 ** (j - i))"),
-            "pennylane": ("pi / 2 ** (j - i)", "pi / 3 ** (j - i)")},
-}
 
 # Every hostile Python program starts with this: `_esc` records a forbidden action
 # that succeeded (the token is split so it never appears in a source line).
@@ -981,41 +971,6 @@ def compose(case: Case, doc: dict, tokens: dict) -> str:
 
 
 # --- host-side observation ------------------------------------------------------------------
-def proc_table() -> dict[int, tuple[int, str, str, str]]:
-    """pid -> (ppid, state, comm, cmdline) of every host process."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(
-                errors="replace")
-        except OSError:
-            continue
-        comm = stat[stat.index(b"(") + 1:stat.rfind(b")")].decode(errors="replace")
-        rest = stat[stat.rfind(b")") + 2:].split()
-        table[int(entry)] = (int(rest[1]), rest[0].decode(), comm, cmd)
-    return table
-
-
-def descendants(root: int, table: dict) -> list[int]:
-    """Breadth first, so the shallowest process comes first."""
-    children: dict[int, list[int]] = {}
-    for pid, info in table.items():
-        children.setdefault(info[0], []).append(pid)
-    found, frontier = [], [root]
-    while frontier:
-        nxt = []
-        for parent in frontier:
-            for pid in sorted(children.get(parent, ())):
-                if pid not in found:
-                    found.append(pid)
-                    nxt.append(pid)
-        frontier = nxt
-    return found
-
-
 def real_uid(pid: int) -> int | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -1048,9 +1003,7 @@ class Sandbox:
         root = self._root()
         table = proc_table()
         for pid in [root, *descendants(root, table)]:
-            argv0 = table.get(pid, (0, "", "", ""))[3].split(" ", 1)[0]
-            if "lm_eval_quantum.sandbox.zygote" in table[pid][3] and \
-                    os.path.basename(argv0) != "bwrap":
+            if pid in table and is_zygote(table[pid][3]):
                 path, cur = [pid], pid
                 while cur != root:
                     cur = table[cur][0]

@@ -13,6 +13,7 @@ import time
 import lm_eval_quantum as lmq
 from lm_eval_quantum.sandbox.pool import SandboxPool
 from lm_eval_quantum.scoring import score_samples
+from support import zygote_host_pid
 
 TIMING = ("cpu_seconds", "wall_seconds")
 
@@ -64,7 +65,7 @@ def test_killing_the_server_mid_run_gives_the_same_scores():
     items = _responses()[:24]
     with SandboxPool(workers=2) as pool:
         calm = score_samples(items, progress=False, pool=pool)
-        target = _zygote_host_pid(pool._zygote.proc.pid)
+        target = zygote_host_pid(pool._zygote.proc.pid)
 
         def kill_soon():
             time.sleep(0.15)
@@ -80,44 +81,3 @@ def test_killing_the_server_mid_run_gives_the_same_scores():
     assert any(v["retried"] for v in stormy)
     strip = lambda vs: _strip([{k: v for k, v in d.items() if k != "retried"} for d in vs])  # noqa: E731
     assert strip(stormy) == strip(calm)
-
-
-def _zygote_host_pid(started: int) -> int:
-    """The zygote process among what the pool started (bwrap, or the zygote itself);
-    its spare children run the same command line but have a zygote as parent."""
-    tree = _parents()
-    zygotes = {p for p in {started, *_descendants(started, tree)}
-               if "sandbox.zygote" in _cmdline(p) and "bwrap" not in _cmdline(p).split()[0]}
-    (host,) = [p for p in zygotes if tree.get(p) not in zygotes]
-    return host
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _parents() -> dict[int, int]:
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    stat = fh.read()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
-    return parents
-
-
-def _descendants(root: int, parents: dict[int, int]) -> set[int]:
-    found, frontier = set(), [root]
-    while frontier:
-        parent = frontier.pop()
-        kids = {p for p, pp in parents.items() if pp == parent and p not in found}
-        found |= kids
-        frontier += kids
-    return found

@@ -22,6 +22,9 @@ import lm_eval_quantum
 from lm_eval_quantum.sandbox import isolation
 from lm_eval_quantum.sandbox.pool import RunResult, SandboxPool
 
+import support
+from support import descendants, is_zygote, proc_table
+
 GHZ = """
 from qiskit import QuantumCircuit
 def build_circuit(n):
@@ -62,41 +65,8 @@ def ignore(msg):
     return None
 
 
-def proc_table() -> dict[int, tuple[int, str, str]]:
-    """pid -> (ppid, state, cmdline) of every host process."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        rest = stat[stat.rfind(b")") + 2:].split()
-        table[int(entry)] = (int(rest[1]), rest[0].decode(), cmd)
-    return table
-
-
-def descendants(root: int) -> dict[int, tuple[int, str, str]]:
-    table = proc_table()
-    found, frontier = {}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, info in table.items():
-            if info[0] == parent and pid not in found:
-                found[pid] = info
-                frontier.append(pid)
-    return found
-
-
 def zygote_host_pid(pool: SandboxPool) -> int:
-    top = pool._get_zygote().pid
-    for pid, (_, _, cmd) in {top: (0, "", Path(f"/proc/{top}/cmdline").read_bytes()
-                                   .replace(b"\0", b" ").decode()), **descendants(top)}.items():
-        if "sandbox.zygote" in cmd and "bwrap" not in cmd.split()[0]:
-            return pid
-    raise AssertionError("zygote process not found")
+    return support.zygote_host_pid(pool._get_zygote().pid)
 
 
 @pytest.fixture(scope="module")
@@ -224,13 +194,14 @@ import time; time.sleep(0.3)
     root = pool._get_zygote().pid
     deadline = time.monotonic() + 3
     while True:
-        left = {pid: info for pid, info in descendants(root).items()
-                if "sandbox.zygote" not in info[2]}
+        table = proc_table()
+        left = {pid: table[pid] for pid in descendants(root, table)
+                if pid in table and not is_zygote(table[pid][3])}
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert not left, f"leftover processes after the sample: {left}"
-    assert not [p for p, (_, _, cmd) in proc_table().items() if marker in cmd]
+    assert not [p for p, info in proc_table().items() if marker in info[3]]
 
 
 def test_exit_without_artifact(pool):
@@ -380,8 +351,8 @@ def _sample_if_running(pool: SandboxPool) -> int | None:
         return None
     server = zygote_host_pid(pool)
     # Spare children wait for a job without one; a running sample holds its job socket as fd 3.
-    kids = [pid for pid, (ppid, _, _) in proc_table().items()
-            if ppid == server and os.path.exists(f"/proc/{pid}/fd/3")]
+    kids = [pid for pid, info in proc_table().items()
+            if info[0] == server and os.path.exists(f"/proc/{pid}/fd/3")]
     return kids[0] if kids else None
 
 

@@ -1,0 +1,71 @@
+"""Shared test helpers: the host's process table as the tests see it, and the
+semantic mutations that make a canonical answer wrong."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Semantic mutations: (old, new) replacements on a canonical answer.
+WRONG = {
+    "ghz": {"qasm": ("cx q[0], q[1];", "cx q[1], q[0];"),
+            "qiskit": ("qc.cx(i, i + 1)", "qc.cx(i + 1, i)"),
+            "cirq": ("cirq.CNOT(q[i], q[i + 1])", "cirq.CNOT(q[i + 1], q[i])"),
+            "pennylane": ("wires=[i, i + 1]", "wires=[i + 1, i]")},
+    "qft": {"qasm": ("cp(pi/2)", "cp(pi/3)"),
+            "qiskit": ("pi / 2 ** (j - k)", "pi / 3 ** (j - k)"),
+            "cirq": ("(1 / 2 ** (j - i))", "(1 / 3 ** (j - i))"),
+            "pennylane": ("pi / 2 ** (j - i)", "pi / 3 ** (j - i)")},
+}
+
+ZYGOTE_MODULE = "lm_eval_quantum.sandbox.zygote"
+
+
+def proc_table() -> dict[int, tuple[int, str, str, str]]:
+    """pid -> (ppid, state, comm, cmdline) of every host process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")
+        except OSError:
+            continue
+        comm = stat[stat.index(b"(") + 1:stat.rfind(b")")].decode(errors="replace")
+        rest = stat[stat.rfind(b")") + 2:].split()
+        table[int(entry)] = (int(rest[1]), rest[0].decode(), comm, cmd)
+    return table
+
+
+def descendants(root: int, table: dict | None = None) -> list[int]:
+    """Every process below `root`, breadth first (the shallowest come first)."""
+    table = proc_table() if table is None else table
+    children: dict[int, list[int]] = {}
+    for pid, info in table.items():
+        children.setdefault(info[0], []).append(pid)
+    found, frontier = [], [root]
+    while frontier:
+        nxt = []
+        for parent in frontier:
+            for pid in sorted(children.get(parent, ())):
+                if pid not in found:
+                    found.append(pid)
+                    nxt.append(pid)
+        frontier = nxt
+    return found
+
+
+def is_zygote(cmdline: str) -> bool:
+    """The zygote's command line (its spare children share it; bwrap's does not count)."""
+    return ZYGOTE_MODULE in cmdline and os.path.basename(cmdline.split(" ", 1)[0]) != "bwrap"
+
+
+def zygote_host_pid(started: int) -> int:
+    """The zygote server among what a pool started (bwrap, or the zygote itself):
+    the shallowest zygote process, never one of its spare children."""
+    table = proc_table()
+    for pid in [started, *descendants(started, table)]:
+        if pid in table and is_zygote(table[pid][3]):
+            return pid
+    raise AssertionError(f"no zygote process under {started}")
