@@ -12,8 +12,16 @@ import math
 
 from .extract import with_prefill
 from .sandbox.isolation import LEVELS
-from .tasks import ERROR_CATEGORIES, read_docs
-from .thresholds import PASS_AT_K
+from .tasks import ERROR_CATEGORIES, KIND_METRICS, RATIO_METRICS, read_docs
+from .thresholds import KL_FLOOR, PASS_AT_K
+
+# A sample without a distribution (it failed before one existed) counts as the
+# farthest possible: TVD 1 and the largest KL the floor allows.
+WORST = {"tvd": 1.0, "kl": -math.log(KL_FLOOR)}
+# ratio metric -> (verdict field, canonical field)
+RATIOS = {"gate_count_ratio": "gate_count", "depth_ratio": "depth",
+          "two_qubit_gate_ratio": "two_qubit_gates", "time_ratio": "cpu_seconds",
+          "shot_ratio": "shots_used"}
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -93,31 +101,56 @@ def _code_of_canonical(doc) -> str:
     return "\n\n".join(s for s in (sources["qasm"], sources["python"]) if s)
 
 
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else math.nan
+
+
+def nanmean(values) -> float:
+    """Task aggregation of per-doc values that are NaN where undefined."""
+    return _mean(v for v in values if v == v)
+
+
+def _ratio(value, reference) -> float:
+    if value is None or not reference:
+        return math.nan
+    return value / reference
+
+
 def process_results(doc, results):
+    from .scoring import canonical_stats
+
     verdicts = results[0] if results and isinstance(results[0], list) else results
     verdicts = [json.loads(v) if isinstance(v, str) else v for v in verdicts]
     scored = [v for v in verdicts if v["category"] != "infra"]
-    n, c = len(scored), sum(v["passed"] for v in scored)
+    passed = [v for v in scored if v["passed"]]
+    n, c = len(scored), len(passed)
     out = {}
     for k in PASS_AT_K:
         if k <= len(verdicts):
             out[f"pass@{k}"] = pass_at_k(n, c, k) if k <= n else math.nan
 
-    def mean(values):
-        values = list(values)
-        return sum(values) / len(values) if values else math.nan
-
-    out["semantic_score"] = mean(v["score"] for v in scored)
-    out["syntax_ok"] = mean(float(v["syntax_ok"]) for v in scored)
-    out["exec_ok"] = mean(float(v["exec_ok"]) for v in scored)
-    if json.loads(doc["check"])["kind"] == "algorithm":
-        out["shots_used"] = mean(v["shots_used"] for v in scored)
-    else:
-        out["fidelity"] = mean(v["fidelity"] or 0.0 for v in scored)
+    out["semantic_score"] = _mean(v["score"] for v in scored)
+    out["syntax_ok"] = _mean(float(v["syntax_ok"]) for v in scored)
+    out["exec_ok"] = _mean(float(v["exec_ok"]) for v in scored)
+    kind = json.loads(doc["check"])["kind"]
+    reference = canonical_stats(doc)
+    for name in KIND_METRICS[kind] + RATIO_METRICS:
+        if name in RATIOS:      # efficiency of correct answers against the canonical
+            field = RATIOS[name]
+            out[name] = nanmean(_ratio(v.get(field), reference.get(field)) for v in passed)
+        elif name in WORST:
+            out[name] = _mean(WORST[name] if v.get(name) is None else v[name] for v in scored)
+        elif name in ("fidelity", "approximation_ratio"):   # a failed sample reached 0
+            out[name] = _mean(v.get(name) or 0.0 for v in scored)
+        elif name == "shots_used":
+            out[name] = _mean(v["shots_used"] for v in scored)
+        else:                   # defined for correct answers only (the repair's gate delta)
+            out[name] = nanmean(v.get(name, math.nan) for v in passed)
     for category in ERROR_CATEGORIES:
-        out[f"error_{category}"] = mean(float(v["category"] == category) for v in verdicts)
-    out["infra_retried"] = mean(float(bool(v.get("retried"))) for v in verdicts)
+        out[f"error_{category}"] = _mean(float(v["category"] == category) for v in verdicts)
+    out["infra_retried"] = _mean(float(bool(v.get("retried"))) for v in verdicts)
     for level in LEVELS:
-        out[f"isolation_{level}"] = mean(float(v.get("isolation") == level) for v in verdicts)
+        out[f"isolation_{level}"] = _mean(float(v.get("isolation") == level) for v in verdicts)
     out["bleu"] = (_code_of_canonical(doc), verdicts[0].get("code") or "")
     return out

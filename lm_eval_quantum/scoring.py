@@ -14,12 +14,24 @@ COST_FILE = DATA_DIR / "canonical_cost.json"
 
 
 @functools.lru_cache(maxsize=1)
-def canonical_costs() -> dict:
-    """{data file: {"cpu_seconds": slowest canonical, ...}} (scripts/calibrate_limits.py)."""
+def _cost_file() -> dict:
     try:
-        return json.loads(COST_FILE.read_text())["tasks"]
+        return json.loads(COST_FILE.read_text())
     except FileNotFoundError:
         return {}
+
+
+def canonical_costs() -> dict:
+    """{data file: {"cpu_seconds": slowest canonical, ...}} (scripts/calibrate_limits.py)."""
+    return _cost_file().get("tasks", {})
+
+
+def canonical_stats(doc: dict) -> dict:
+    """The canonical answer's gate_count, depth, two_qubit_gates, shots_used and
+    (median) cpu_seconds for this doc, as measured by scripts/calibrate_limits.py;
+    {} for a doc that was not measured."""
+    docs = _cost_file().get("docs", {}).get(f"{doc['framework']}_{doc['problem']}", {})
+    return docs.get(str(doc["doc_id"]), {})
 
 
 def doc_limits(doc: dict) -> SandboxLimits:

@@ -19,14 +19,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import thresholds as th
-from .sandbox.isolation import LEVELS
 from .problems import PROBLEM_MODULES, get_problem, task_name
+from .sandbox.isolation import LEVELS
 
 VARIANTS = ("", "sampled", "prefill", "ppl")
 DATA_DIR = Path(__file__).parent / "data"
-CATEGORY_TAG = {"state": "lmq-state-prep", "unitary": "lmq-unitary", "algorithm": "lmq-algorithm-design"}
+CATEGORY_TAG = {"state": "lmq-state-prep", "unitary": "lmq-unitary", "algorithm": "lmq-algorithm-design",
+                "distribution": "lmq-distribution", "variational": "lmq-variational", "repair": "lmq-repair"}
+# Metrics that only some check kinds define (names stable across versions).
+KIND_METRICS = {
+    "state": ("fidelity", "tvd", "kl"),
+    "unitary": ("fidelity",),
+    "algorithm": ("shots_used", "shot_ratio"),
+    "distribution": ("tvd", "kl"),
+    "variational": ("approximation_ratio",),
+    "repair": ("gate_count_delta",),
+}
+# Efficiency of correct answers against the canonical (mean over passing samples;
+# docs without one are left out of the task mean).
+RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")
+LOWER_IS_BETTER = ("tvd", "kl", "shots_used", "shot_ratio", "gate_count_delta") + RATIO_METRICS
 ERROR_CATEGORIES = ("no_code", "syntax", "missing_api", "runtime", "timeout",
                     "resource_limit", "shape_mismatch", "wrong_answer", "infra")
+
+
+class Function(str):
+    """A `!function` reference in a task YAML."""
+
+
+# Per-doc values that are NaN when undefined (no passing sample) are averaged
+# over the docs that define them.
+NANMEAN = Function("lm_eval_quantum.metrics.nanmean")
+NAN_MEAN_METRICS = RATIO_METRICS + ("shot_ratio", "gate_count_delta")
 
 
 @dataclass(frozen=True)
@@ -66,7 +90,7 @@ def read_docs(data_file: str, split: str = "test") -> list[dict]:
 
 
 # --- YAML rendering -------------------------------------------------------------------
-def _metric(name: str, aggregation: str = "mean", higher: bool = True) -> dict:
+def _metric(name: str, aggregation="mean", higher: bool = True) -> dict:
     return {"metric": name, "aggregation": aggregation, "higher_is_better": higher}
 
 
@@ -74,11 +98,7 @@ def metric_names(info: TaskInfo) -> list[str]:
     check = get_problem(info.problem).check
     n = th.SAMPLED_REPEATS if info.variant == "sampled" else 1
     names = [f"pass@{k}" for k in th.PASS_AT_K if k <= n]
-    names += ["semantic_score", "syntax_ok", "exec_ok"]
-    if check in ("state", "unitary"):
-        names.append("fidelity")
-    if check == "algorithm":
-        names.append("shots_used")
+    names += ["semantic_score", "syntax_ok", "exec_ok", *KIND_METRICS[check], *RATIO_METRICS]
     names += [f"error_{c}" for c in ERROR_CATEGORIES]
     # Sandbox facts of the run: samples retried after an infrastructure fault, and
     # the share of samples that ran at each isolation level (1.0 for one of them).
@@ -134,8 +154,8 @@ def task_config(info: TaskInfo) -> dict:
             }],
         }],
         "process_results": Function("lm_eval_quantum.metrics.process_results"),
-        "metric_list": [_metric(m, higher=not m.startswith(("error_", "infra_"))
-                                and m != "shots_used")
+        "metric_list": [_metric(m, NANMEAN if m in NAN_MEAN_METRICS else "mean",
+                                higher=not m.startswith(("error_", "infra_")) and m not in LOWER_IS_BETTER)
                         for m in metric_names(info)] + [_metric("bleu", "bleu")],
         "metadata": {"version": problem.version},
     })
@@ -144,8 +164,6 @@ def task_config(info: TaskInfo) -> dict:
     return cfg
 
 
-class Function(str):
-    """A `!function` reference in a task YAML."""
 
 
 def render_yaml(cfg: dict) -> str:

@@ -5,6 +5,10 @@ Each canonical answer (test and few-shot docs) runs `--repeats` times through
 the real sandbox; a task's cost is the CPU time of its slowest canonical run
 (CPU, not wall: what the per-sample limit counts).  The judge sizes each task's
 limits from it with the margins in `thresholds.py` (`sized_limits`).
+Per doc, the file also keeps the canonical's gate count, depth, two-qubit
+gates, shots and median CPU time: the denominators of the efficiency ratios
+(`gate_count_ratio`, `depth_ratio`, `two_qubit_gate_ratio`, `shot_ratio`,
+`time_ratio`).
 
     python scripts/calibrate_limits.py [--repeats 3] [--check]
 
@@ -30,8 +34,10 @@ from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem  # noqa: E402
 from lm_eval_quantum.tasks import read_docs  # noqa: E402
 from lm_eval_quantum.thresholds import sized_limits  # noqa: E402
 
+STATS = ("gate_count", "depth", "two_qubit_gates", "shots_used")
 
-def measure(repeats: int) -> dict:
+
+def measure(repeats: int) -> tuple[dict, dict]:
     items, keys = [], []
     for slug in PROBLEM_MODULES:
         for framework in get_problem(slug).frameworks:
@@ -42,12 +48,19 @@ def measure(repeats: int) -> dict:
                     keys.append(key)
     verdicts = scoring.score_samples(items, progress="calibrating")
     costs: dict[str, list[float]] = {}
-    for key, verdict in zip(keys, verdicts):
+    per_doc: dict[str, dict[str, list[dict]]] = {}
+    for key, (doc, _, _), verdict in zip(keys, items, verdicts):
         if not verdict["passed"]:
             raise SystemExit(f"{key}: a canonical answer failed: {verdict['message']}")
         costs.setdefault(key, []).append(verdict["cpu_seconds"])
-    return {key: {"cpu_seconds": round(max(v), 4), "median_cpu_seconds": round(statistics.median(v), 4),
-                  "runs": len(v)} for key, v in sorted(costs.items())}
+        per_doc.setdefault(key, {}).setdefault(str(doc["doc_id"]), []).append(verdict)
+    tasks = {key: {"cpu_seconds": round(max(v), 4), "median_cpu_seconds": round(statistics.median(v), 4),
+                   "runs": len(v)} for key, v in sorted(costs.items())}
+    docs = {key: {doc_id: {**{s: runs[0][s] for s in STATS},
+                           "cpu_seconds": round(statistics.median(r["cpu_seconds"] for r in runs), 4)}
+                  for doc_id, runs in sorted(by_doc.items(), key=lambda kv: int(kv[0]))}
+            for key, by_doc in sorted(per_doc.items())}
+    return tasks, docs
 
 
 def main() -> None:
@@ -55,7 +68,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    tasks = measure(args.repeats)
+    tasks, docs = measure(args.repeats)
     if args.check:
         committed = scoring.canonical_costs()
         bad = []
@@ -70,7 +83,7 @@ def main() -> None:
     scoring.COST_FILE.write_text(json.dumps({
         "measured": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
         f"{platform.python_implementation()} {platform.python_version()}",
-        "repeats": args.repeats, "tasks": tasks}, indent=1) + "\n")
+        "repeats": args.repeats, "tasks": tasks, "docs": docs}, indent=1) + "\n")
     for key, cost in tasks.items():
         print(f"{key:32s} slowest {cost['cpu_seconds']:.3f} s  median {cost['median_cpu_seconds']:.3f} s"
               f"  -> cpu limit {sized_limits(cost['cpu_seconds']).cpu_seconds:.1f} s")

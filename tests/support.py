@@ -15,6 +15,14 @@ WRONG = {
             "qiskit": ("pi / 2 ** (j - k)", "pi / 3 ** (j - k)"),
             "cirq": ("(1 / 2 ** (j - i))", "(1 / 3 ** (j - i))"),
             "pennylane": ("pi / 2 ** (j - i)", "pi / 3 ** (j - i)")},
+    "w_state": {"qasm": ("x q[0];", "h q[0];"),
+                "qiskit": ("qc.x(0)", "qc.h(0)"),
+                "cirq": ("cirq.X(q[0])", "cirq.H(q[0])"),
+                "pennylane": ("qml.PauliX(wires=0)", "qml.Hadamard(wires=0)")},
+    # an RZ "mixer" commutes with the cost layer: the output stays uniform
+    "qaoa_maxcut": {"qiskit": ("qc.rx(2 * beta, range(n))", "qc.rz(2 * beta, range(n))"),
+                    "cirq": ("cirq.rx(2 * beta)", "cirq.rz(2 * beta)"),
+                    "pennylane": ("qml.RX(2 * beta, wires=k)", "qml.RZ(2 * beta, wires=k)")},
 }
 
 ZYGOTE_MODULE = "lm_eval_quantum.sandbox.zygote"

@@ -4,8 +4,11 @@ import math
 
 import pytest
 
+from lm_eval_quantum.api import load_docs
 from lm_eval_quantum.extract import extract_sources, with_prefill
-from lm_eval_quantum.metrics import pass_at_k, process_results
+from lm_eval_quantum.metrics import nanmean, pass_at_k, process_results
+from lm_eval_quantum.scoring import canonical_stats
+from lm_eval_quantum.thresholds import KL_FLOOR
 
 
 def brute_force_pass_at_k(n, c, k):
@@ -45,20 +48,44 @@ def test_prefill_is_prepended_once():
     assert with_prefill("body", None) == "body"
 
 
-def _verdict(passed, category, fidelity=None):
+def _verdict(passed, category, fidelity=None, **numbers):
     return json.dumps({"passed": passed, "score": float(passed), "category": category,
                        "syntax_ok": category not in ("syntax", "no_code"), "exec_ok": passed,
-                       "fidelity": fidelity, "shots_used": 0, "code": "x"})
+                       "fidelity": fidelity, "shots_used": 0, "code": "x", **numbers})
 
 
 def test_process_results_counts_and_excludes_infra_from_pass_at_k():
-    doc = {"check": json.dumps({"kind": "state"}), "canonical": "```python\nx\n```"}
-    verdicts = [_verdict(True, "ok", 1.0)] * 3 + [_verdict(False, "syntax")] * 6 + [_verdict(False, "infra")]
+    doc = {**load_docs("quantum_qiskit_ghz")[0], "canonical": "```python\nx\n```"}
+    reference = canonical_stats(doc)
+    assert reference["gate_count"] == doc["num_qubits"]          # h + (n - 1) cx
+    good = [_verdict(True, "ok", 1.0, tvd=0.0, kl=0.0, gate_count=g, depth=reference["depth"],
+                     two_qubit_gates=reference["two_qubit_gates"], cpu_seconds=2 * reference["cpu_seconds"])
+            for g in (reference["gate_count"], 2 * reference["gate_count"], 3 * reference["gate_count"])]
+    wrong = _verdict(False, "wrong_answer", 0.5, tvd=0.5, kl=0.7, gate_count=1, depth=1,
+                     two_qubit_gates=0, cpu_seconds=0.0)
+    verdicts = good + [wrong] + [_verdict(False, "syntax")] * 5 + [_verdict(False, "infra")]
     out = process_results(doc, [verdicts])
     assert out["pass@1"] == pytest.approx(3 / 9)  # infra sample not charged to the model
     assert out["pass@5"] == pytest.approx(pass_at_k(9, 3, 5))
     assert math.isnan(out["pass@10"])              # only 9 scored samples
-    assert out["error_syntax"] == pytest.approx(0.6)
+    assert out["error_syntax"] == pytest.approx(0.5)
     assert out["error_infra"] == pytest.approx(0.1)
-    assert out["fidelity"] == pytest.approx(3 / 9)
+    assert out["fidelity"] == pytest.approx(3.5 / 9)
+    # failures without a distribution count as the worst distance
+    assert out["tvd"] == pytest.approx((0.5 + 5 * 1.0) / 9)
+    assert out["kl"] == pytest.approx((0.7 + 5 * -math.log(KL_FLOOR)) / 9)
+    # efficiency ratios: correct samples only, against the canonical's own numbers
+    assert out["gate_count_ratio"] == pytest.approx(2.0)
+    assert out["depth_ratio"] == pytest.approx(1.0)
+    assert out["time_ratio"] == pytest.approx(2.0)
     assert out["bleu"] == ("x", "x")
+
+
+def test_ratios_are_undefined_without_a_correct_sample_and_skipped_by_the_aggregation():
+    doc = load_docs("quantum_qiskit_bernstein_vazirani")[0]
+    out = process_results(doc, [[_verdict(False, "runtime")]])
+    assert math.isnan(out["gate_count_ratio"]) and math.isnan(out["shot_ratio"])
+    passed = _verdict(True, "ok", shots_used=2 * canonical_stats(doc)["shots_used"], gate_count=1,
+                      depth=1, two_qubit_gates=1, cpu_seconds=1.0)
+    assert process_results(doc, [[passed]])["shot_ratio"] == pytest.approx(2.0)
+    assert nanmean([math.nan, 1.0, 3.0]) == 2.0 and math.isnan(nanmean([math.nan]))

@@ -19,7 +19,7 @@ from .. import thresholds as th
 from ..problems import get_problem
 from ..wire import SizeLimitError, WireError, check_circuit
 from . import simulate
-from .conventions import state_to_internal, unitary_to_internal
+from .grading import CHECKS, CheckFailure
 
 # Categories a candidate may report about itself; "ok" and "infra" are the judge's.
 CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
@@ -30,30 +30,12 @@ def empty_verdict(category: str, message: str, **extra) -> dict:
     verdict = {
         "passed": False, "score": 0.0, "category": category, "message": message,
         "syntax_ok": category not in ("no_code", "syntax", "infra"),
-        "exec_ok": False, "fidelity": None, "gate_count": None, "depth": None,
+        "exec_ok": False, "fidelity": None, "tvd": None, "kl": None, "gate_count": None, "depth": None,
         "two_qubit_gates": None, "shots_used": 0, "oracle_calls": 0,
         "cpu_seconds": None, "wall_seconds": None, "isolation": None, "retried": False,
     }
     verdict.update(extra)
     return verdict
-
-
-def _without_terminal_measurements(circuit: dict) -> dict:
-    """Drop barriers and measurements that nothing acts on afterwards."""
-    ops, measured = [], set()
-    for op in circuit["ops"]:
-        if op["name"] == "barrier":
-            continue
-        if op["name"] == "measure":
-            measured.update(op["qubits"])
-            continue
-        if measured.intersection(op["qubits"]):
-            raise simulate.SimulationError(
-                "a gate acts on a qubit after it was measured; mid-circuit measurement "
-                "is not supported in this task"
-            )
-        ops.append(op)
-    return {**circuit, "ops": ops}
 
 
 class Session:
@@ -156,45 +138,13 @@ class Session:
                     "shape_mismatch",
                     f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
                     f"{self.spec['num_qubits']}", **extra)
-            grade = getattr(self, f"_grade_{self.spec['kind']}")
-            return grade(circuit, extra)
+            grade = CHECKS[self.spec["kind"]](self, circuit)
+        except CheckFailure as exc:
+            return empty_verdict(exc.category, str(exc), **extra)
         except SizeLimitError as exc:
             return empty_verdict("resource_limit", str(exc), **extra)
         except (WireError, simulate.SimulationError) as exc:
             return empty_verdict("runtime", str(exc), **extra)
-
-    def _graded(self, passed: bool, score: float, message: str, extra: dict, fidelity=None) -> dict:
-        return empty_verdict(
-            "ok" if passed else "wrong_answer", message, passed=passed, score=float(score),
-            exec_ok=True, fidelity=fidelity, **extra)
-
-    def _grade_state(self, circuit, extra):
-        psi = simulate.statevector(_without_terminal_measurements(circuit))
-        target = state_to_internal(self.problem.target(self.params), self.framework)
-        fidelity = min(1.0, float(abs(np.vdot(target, psi)) ** 2))  # rounding can exceed 1
-        passed = fidelity >= 1 - th.STATE_FIDELITY_EPS
-        return self._graded(passed, fidelity, f"state fidelity with the target: {fidelity:.6f}",
-                            extra, fidelity)
-
-    def _grade_unitary(self, circuit, extra):
-        if circuit["num_qubits"] > th.MAX_UNITARY_QUBITS:
-            raise SizeLimitError(f"unitary check limited to {th.MAX_UNITARY_QUBITS} qubits")
-        u = simulate.unitary(_without_terminal_measurements(circuit))
-        target = unitary_to_internal(self.problem.target(self.params), self.framework)
-        fidelity = min(1.0, float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2))
-        passed = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
-        return self._graded(passed, fidelity, f"process fidelity with the target: {fidelity:.6f}",
-                            extra, fidelity)
-
-    def _grade_algorithm(self, circuit, extra):
-        tests = self.spec["hidden"]
-        right = sum(
-            str(self.answers.get(i, "")).strip() == str(test["answer"]) for i, test in enumerate(tests)
-        )
-        missing = sum(i not in self.answers for i in range(len(tests)))
-        score = right / len(tests)
-        passed = score >= th.ALGORITHM_PASS_RATE
-        message = f"{right} of {len(tests)} hidden tests answered correctly"
-        if missing:
-            message += f"; {missing} returned no answer"
-        return self._graded(passed, score, message, extra)
+        return empty_verdict("ok" if grade.passed else "wrong_answer", grade.message,
+                             passed=bool(grade.passed), score=float(grade.score), exec_ok=True,
+                             **{**extra, **grade.numbers})

@@ -32,12 +32,13 @@ from lm_eval_quantum import thresholds, wire
 
 __all__ = [
     "SimulationError",
-    "statevector",
-    "unitary",
+    "circuit_stats",
+    "evolve",
+    "gate_matrix",
     "measurement_distribution",
     "sample_counts",
-    "circuit_stats",
-    "gate_matrix",
+    "statevector",
+    "unitary",
 ]
 
 UNITARITY_ATOL = 1e-8
@@ -264,27 +265,33 @@ def _apply(psi: np.ndarray, n: int, gates) -> np.ndarray:
     return psi
 
 
-def statevector(circuit: dict, oracle=None, initial=None) -> np.ndarray:
-    """Final state (little-endian index) of the circuit from |0...0> or `initial`."""
+def evolve(circuit: dict, columns: np.ndarray, oracle=None) -> np.ndarray:
+    """Apply the circuit's unitary part to each column of a (2**n, k) array."""
     circuit = _checked(circuit, thresholds.MAX_STATE_QUBITS)
     n = circuit["num_qubits"]
+    columns = np.array(columns, dtype=complex, order="C")
+    if columns.ndim != 2 or columns.shape[0] != 2**n:
+        raise SimulationError(f"input states must have {2**n} amplitudes")
+    if columns.size > 4**thresholds.MAX_UNITARY_QUBITS:
+        raise SimulationError(f"at most 4^{thresholds.MAX_UNITARY_QUBITS} amplitudes can be evolved at once")
     gates, _ = _plan(circuit, oracle)
+    return _apply(columns, n, gates)
+
+
+def statevector(circuit: dict, oracle=None, initial=None) -> np.ndarray:
+    """Final state (little-endian index) of the circuit from |0...0> or `initial`."""
+    n = _checked(circuit, thresholds.MAX_STATE_QUBITS)["num_qubits"]
     if initial is None:
-        psi = np.zeros(2**n, dtype=complex)
-        psi[0] = 1
+        initial = np.eye(2**n, 1, dtype=complex)
     else:
-        psi = np.array(initial, dtype=complex).reshape(-1)
-        if psi.shape != (2**n,):
-            raise SimulationError(f"initial state must have {2**n} amplitudes")
-    return _apply(psi.reshape(2**n, 1), n, gates).reshape(-1)
+        initial = np.asarray(initial, dtype=complex).reshape(-1, 1)
+    return evolve(circuit, initial, oracle).reshape(-1)
 
 
 def unitary(circuit: dict, oracle=None) -> np.ndarray:
     """The circuit's unitary U[i, j] = <i|U|j> (little-endian indices)."""
-    circuit = _checked(circuit, thresholds.MAX_UNITARY_QUBITS)
-    n = circuit["num_qubits"]
-    gates, _ = _plan(circuit, oracle)
-    return _apply(np.eye(2**n, dtype=complex), n, gates)
+    n = _checked(circuit, thresholds.MAX_UNITARY_QUBITS)["num_qubits"]
+    return evolve(circuit, np.eye(2**n, dtype=complex), oracle)
 
 
 def measurement_distribution(circuit: dict, oracle=None) -> dict[str, float]:

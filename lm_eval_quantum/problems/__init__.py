@@ -25,7 +25,7 @@ import json
 import textwrap
 
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
-PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani")
+PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "w_state", "qaoa_maxcut")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}

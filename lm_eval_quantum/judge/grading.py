@@ -1,0 +1,254 @@
+"""The check kinds: how the judge grades a circuit artifact (trusted side).
+
+A problem declares *what* is checked (its check spec: a kind plus parameters,
+and `problem.target(params)`); this module owns *how*.  Every grader takes the
+judge `Session` (spec, params, problem, framework, answers of the oracle
+service) and the validated circuit, and returns a `Grade`.  Targets are given
+in the framework's *bitstring basis* (see `conventions`); qubit order is
+converted here, nowhere in the problems.
+
+| kind         | spec keys (besides kind, num_qubits)            | passes when |
+|--------------|-------------------------------------------------|-------------|
+| state        | ancillas, ancilla_policy ("clean" / "free")      | fidelity on the data qubits >= 1 - STATE_FIDELITY_EPS; "clean": ancillas end in |0>; "free": ancillas traced out |
+| unitary      | ancillas, subspace                               | |Tr(P T^dag U P)/d|^2 >= 1 - PROCESS_FIDELITY_EPS over the declared input subspace, ancillas starting and ending in |0> |
+| algorithm    | hidden, min_correct, canonical_success           | the post-processing answers >= min_correct hidden tests right (min_correct from the canonical's exact success probability) |
+| distribution | protocol ("exact" / "sampled"), sampled          | exact: TVD <= DISTRIBUTION_TVD_EPS; sampled: the N-shot statistic <= the calibrated threshold |
+| variational  | optimum, reference, sense ("max" / "min")        | the objective is within VARIATIONAL_TOLERANCE * |reference| of the exact optimum |
+| repair       | equivalence (a kind above), reference_gate_count | the equivalence kind passes; the gate-count difference is reported, not required |
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import thresholds as th
+from . import distributions, simulate
+from .conventions import LITTLE_ENDIAN, state_to_internal, unitary_to_internal
+
+
+class CheckFailure(Exception):
+    """The artifact cannot be graded as the task asks (a verdict category, not a crash)."""
+
+    def __init__(self, category: str, message: str):
+        super().__init__(message)
+        self.category = category
+
+
+@dataclass
+class Grade:
+    passed: bool
+    score: float
+    message: str
+    numbers: dict = field(default_factory=dict)  # fidelity, tvd, kl, ... (verdict fields)
+
+
+# --- helpers --------------------------------------------------------------------------
+def unitary_part(circuit: dict) -> dict:
+    """The circuit without barriers and terminal measurements."""
+    ops, measured = [], set()
+    for op in circuit["ops"]:
+        if op["name"] == "barrier":
+            continue
+        if op["name"] == "measure":
+            measured.update(op["qubits"])
+            continue
+        if measured.intersection(op["qubits"]):
+            raise simulate.SimulationError(
+                "a gate acts on a qubit after it was measured; mid-circuit measurement "
+                "is not supported in this task")
+        ops.append(op)
+    return {**circuit, "ops": ops}
+
+
+def _registers(session, n: int) -> tuple[list[int], list[int]]:
+    ancillas = sorted(set(session.spec.get("ancillas") or ()))
+    return [q for q in range(n) if q not in ancillas], ancillas
+
+
+def _split(psi: np.ndarray, n: int, data: list[int], ancillas: list[int]) -> np.ndarray:
+    """A state as a (2^|data|, 2^|ancillas|) matrix, both indices little-endian over
+    the listed qubits' positions."""
+    axes = [n - 1 - q for q in reversed(data)] + [n - 1 - q for q in reversed(ancillas)]
+    return psi.reshape((2,) * n).transpose(axes).reshape(2 ** len(data), 2 ** len(ancillas))
+
+
+def _distances(p: np.ndarray, q: np.ndarray) -> dict:
+    """TVD and KL(p || q) of two probability vectors over the same outcomes."""
+    keys = [str(i) for i in range(len(p))]
+    p_d, q_d = dict(zip(keys, p.tolist())), dict(zip(keys, q.tolist()))
+    return {"tvd": distributions.tvd(p_d, q_d), "kl": distributions.kl(p_d, q_d)}
+
+
+def _fidelity(value: float) -> float:
+    return min(1.0, float(value))  # rounding can exceed 1
+
+
+# --- state ----------------------------------------------------------------------------
+def grade_state(session, circuit) -> Grade:
+    n = circuit["num_qubits"]
+    data, ancillas = _registers(session, n)
+    psi = simulate.statevector(unitary_part(circuit))
+    target = state_to_internal(np.asarray(session.problem.target(session.params), dtype=complex),
+                               session.framework)
+    m = _split(psi, n, data, ancillas)
+    if session.spec.get("ancilla_policy", "clean") == "free":
+        fidelity = _fidelity(np.linalg.norm(target.conj() @ m) ** 2)   # <t| Tr_anc |psi><psi| |t>
+        what = "state fidelity on the data qubits (ancillas traced out)"
+    else:
+        fidelity = _fidelity(abs(np.vdot(target, m[:, 0])) ** 2)
+        what = "state fidelity with the target" + (" (ancillas back in |0>)" if ancillas else "")
+    numbers = {"fidelity": fidelity,
+               **_distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
+    return Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}", numbers)
+
+
+# --- unitary / oracle -----------------------------------------------------------------
+def grade_unitary(session, circuit) -> Grade:
+    n = circuit["num_qubits"]
+    data, ancillas = _registers(session, n)
+    target = unitary_to_internal(np.asarray(session.problem.target(session.params), dtype=complex),
+                                 session.framework)
+    subspace = session.spec.get("subspace")
+    body = unitary_part(circuit)
+    if not ancillas and subspace is None:
+        if n > th.MAX_UNITARY_QUBITS:
+            raise CheckFailure("resource_limit", f"unitary check limited to {th.MAX_UNITARY_QUBITS} qubits")
+        u = simulate.unitary(body)
+        fidelity = _fidelity(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
+        return Grade(fidelity >= 1 - th.PROCESS_FIDELITY_EPS, fidelity,
+                     f"process fidelity with the target: {fidelity:.6f}", {"fidelity": fidelity})
+    # exact action on the declared inputs, ancillas starting and ending in |0>
+    inputs = range(2 ** len(data)) if subspace is None else subspace
+    inputs = [_internal_index(x, len(data), session.framework) for x in inputs]
+    columns = np.zeros((2**n, len(inputs)), dtype=complex)
+    for j, x in enumerate(inputs):
+        columns[sum(((x >> k) & 1) << q for k, q in enumerate(data)), j] = 1
+    out = simulate.evolve(body, columns)
+    overlap = sum(np.vdot(target[:, x], _split(out[:, j], n, data, ancillas)[:, 0])
+                  for j, x in enumerate(inputs))
+    fidelity = _fidelity(abs(overlap / len(inputs)) ** 2)
+    what = "fidelity of the action on the declared inputs"
+    if ancillas:
+        what += " (ancillas clean)"
+    return Grade(fidelity >= 1 - th.PROCESS_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}",
+                 {"fidelity": fidelity})
+
+
+def _internal_index(x: int, width: int, framework: str) -> int:
+    """A bitstring-basis index -> the simulator's little-endian index."""
+    if framework in LITTLE_ENDIAN:
+        return x
+    return int(format(x, f"0{width}b")[::-1], 2)
+
+
+# --- black-box algorithm --------------------------------------------------------------
+def grade_algorithm(session, circuit) -> Grade:
+    tests = session.spec["hidden"]
+    right = sum(str(session.answers.get(i, "")).strip() == str(t["answer"]) for i, t in enumerate(tests))
+    missing = sum(i not in session.answers for i in range(len(tests)))
+    need = session.spec.get("min_correct", len(tests))
+    message = f"{right} of {len(tests)} hidden tests answered correctly (pass: >= {need})"
+    if missing:
+        message += f"; {missing} returned no answer"
+    return Grade(right >= need, right / len(tests), message)
+
+
+# --- output distribution ----------------------------------------------------------------
+def framework_distribution(circuit: dict, framework: str) -> dict[str, float]:
+    """Exact outcome probabilities keyed as the framework prints bitstrings: the
+    measured clbits (clbit 0 rightmost for qasm/qiskit, leftmost for cirq), or all
+    qubits when the circuit measures nothing (qubit 0 rightmost / leftmost)."""
+    little = framework in LITTLE_ENDIAN
+    if any(op["name"] == "measure" for op in circuit["ops"]):
+        dist = simulate.measurement_distribution(circuit)
+        return {(k[::-1] if little else k): v for k, v in dist.items()}
+    n = circuit["num_qubits"]
+    probs = np.abs(simulate.statevector(circuit)) ** 2
+    out = {}
+    for idx in np.flatnonzero(probs > 1e-15):
+        key = format(int(idx), f"0{n}b")           # qubit 0 rightmost
+        out[key if little else key[::-1]] = float(probs[idx])
+    return out
+
+
+def _rng(session, salt: str) -> np.random.Generator:
+    return np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*session.key, salt)])
+
+
+def grade_distribution(session, circuit) -> Grade:
+    target = session.problem.target(session.params)
+    dist = framework_distribution(circuit, session.framework)
+    width = len(next(iter(target)))
+    got = {len(k) for k in dist}
+    if got != {width}:
+        raise CheckFailure("shape_mismatch", f"the outcomes have {min(got)} bits; the task's "
+                                             f"outcomes have {width}")
+    numbers = {"tvd": distributions.tvd(target, dist), "kl": distributions.kl(target, dist)}
+    passed = numbers["tvd"] <= th.DISTRIBUTION_TVD_EPS
+    message = f"total variation distance to the target distribution: {numbers['tvd']:.6f}"
+    sampled = session.spec.get("sampled")
+    if sampled:
+        counts = simulate.sample_counts(dist, sampled["shots"], _rng(session, "sampled"))
+        value = distributions.sampled_statistic(counts, target, sampled["statistic"])
+        numbers["sampled_statistic"] = value
+        numbers["sampled_passed"] = value <= sampled["threshold"]
+        if session.spec.get("protocol") == "sampled":
+            passed = numbers["sampled_passed"]
+            message = (f"{sampled['statistic'].upper()} of {sampled['shots']} shots to the target "
+                       f"distribution: {value:.4f} (pass: <= {sampled['threshold']:.4f})")
+    return Grade(passed, max(0.0, 1.0 - numbers["tvd"]), message, numbers)
+
+
+# --- variational ------------------------------------------------------------------------
+def grade_variational(session, circuit) -> Grade:
+    """`problem.target(params)` is the objective: {"diagonal": [C(z)]} (e.g. a cut
+    value per basis state) or {"matrix": H}, in the bitstring basis, or with
+    "basis": "qubit" indexed by qubit (bit k of the index = qubit k) in every framework."""
+    spec = session.spec
+    objective = session.problem.target(session.params)
+    psi = simulate.statevector(unitary_part(circuit))
+    by_qubit = objective.get("basis") == "qubit"   # already the simulator's order
+    if "diagonal" in objective:
+        diag = np.asarray(objective["diagonal"], dtype=float)
+        diag = diag if by_qubit else state_to_internal(diag, session.framework)
+        value = float(np.dot(np.abs(psi) ** 2, diag))
+    else:
+        h = np.asarray(objective["matrix"], dtype=complex)
+        h = h if by_qubit else unitary_to_internal(h, session.framework)
+        value = float(np.real(np.vdot(psi, h @ psi)))
+    optimum, reference = spec["optimum"], spec["reference"]
+    gap = optimum - value if spec.get("sense", "max") == "max" else value - optimum
+    passed = gap <= th.VARIATIONAL_TOLERANCE * abs(reference) + 1e-9
+    ratio = value / reference if reference else 0.0
+    message = (f"objective {value:.6f}; exact optimum {optimum:.6f} (pass: within "
+               f"{th.VARIATIONAL_TOLERANCE * abs(reference):.4f}); approximation ratio {ratio:.4f}")
+    # score: the share of the reachable optimum (1.0 at the optimum; for a ground-state
+    # energy E0 < 0 the ratio E / E0 has the same meaning)
+    score = max(0.0, min(1.0, value / optimum)) if optimum else float(passed)
+    return Grade(passed, score, message, {"objective": value, "approximation_ratio": ratio})
+
+
+# --- repair ------------------------------------------------------------------------------
+def grade_repair(session, circuit) -> Grade:
+    """Equivalence with the reference program (the problem's target under the
+    declared equivalence kind); the gate-count difference is reported only."""
+    kind = session.spec["equivalence"]
+    if kind not in ("state", "unitary", "distribution"):
+        raise ValueError(f"repair equivalence must be state, unitary or distribution, not {kind!r}")
+    grade = CHECKS[kind](session, circuit)
+    delta = simulate.circuit_stats(circuit)["gate_count"] - session.spec["reference_gate_count"]
+    grade.numbers["gate_count_delta"] = delta
+    grade.message += f"; {abs(delta)} gates {'more' if delta >= 0 else 'fewer'} than the reference"
+    return grade
+
+
+CHECKS = {
+    "state": grade_state,
+    "unitary": grade_unitary,
+    "algorithm": grade_algorithm,
+    "distribution": grade_distribution,
+    "variational": grade_variational,
+    "repair": grade_repair,
+}

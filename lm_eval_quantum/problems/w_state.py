@@ -1,0 +1,107 @@
+"""W-state measurement statistics (distribution check).
+
+The candidate prepares and measures an n-qubit state whose outcomes are the n
+one-hot bitstrings, each with probability 1/n (the W state does it; relative
+phases are not observed by this task).  The judge compares the exact output
+distribution (TVD and KL).  Each doc also carries the calibrated threshold of
+the sampled protocol QBugLM used for its W-state repair (TVD of 1000 shots),
+so the sampled statistic is reported next to the exact one.
+"""
+from __future__ import annotations
+
+import math
+
+from . import QASM_HEADER, Problem
+
+SAMPLED_SHOTS = 1000
+
+
+class WState(Problem):
+    slug = "w_state"
+    title = "W-state measurement statistics"
+    check = "distribution"
+    test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Prepare the {n}-qubit W state (|10...0> + |010...0> + ... + |0...01>) / sqrt({n})
+        from the all-zero state and measure every qubit in the computational basis.
+        Each of the {n} bitstrings with exactly one '1' must occur with probability 1/{n},
+        and no other outcome may occur. The output distribution is checked exactly.
+        """
+
+    def format_rule(self, framework, params):
+        n = params["n"]
+        measure = {
+            "qasm": f"Declare `bit[{n}] c;` and measure q[i] into c[i] (e.g. `c = measure q;`).",
+            "qiskit": f"Measure qubit i into classical bit i ({n} classical bits), or use "
+                      "`measure_all()`.",
+            "cirq": "End with `cirq.measure(*q, key=\"m\")` over all qubits in order.",
+            "pennylane": "Do not add measurements; the judge reads the probabilities of all wires.",
+        }[framework]
+        return super().format_rule(framework, params) + " " + measure
+
+    def target(self, params):
+        n = params["n"]
+        return {"0" * k + "1" + "0" * (n - 1 - k): 1 / n for k in range(n)}
+
+    def check_spec(self, framework, params):
+        from ..judge.distributions import calibrate
+
+        spec = super().check_spec(framework, params)
+        spec["protocol"] = "exact"
+        spec["sampled"] = calibrate(self.target(params), SAMPLED_SHOTS, "tvd")
+        return spec
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            lines = QASM_HEADER + [f"qubit[{n}] q;", f"bit[{n}] c;", "x q[0];"]
+            for k in range(n - 1):
+                theta = 2 * math.acos(math.sqrt(1 / (n - k)))
+                lines += [f"cry({theta!r}) q[{k}], q[{k + 1}];", f"cx q[{k + 1}], q[{k}];"]
+            lines.append("c = measure q;")
+            return {"qasm": "\n".join(lines)}
+        return {"python": CODE[framework]}
+
+
+# Amplitude moves down the chain: after step k, qubit k keeps 1/(n - k) of the
+# probability that reached it and passes the rest on to qubit k + 1.
+CODE = {
+    "qiskit": '''\
+from math import acos, sqrt
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int) -> QuantumCircuit:
+    qc = QuantumCircuit(n, n)
+    qc.x(0)
+    for k in range(n - 1):
+        qc.cry(2 * acos(sqrt(1 / (n - k))), k, k + 1)
+        qc.cx(k + 1, k)
+    qc.measure(range(n), range(n))
+    return qc''',
+    "cirq": '''\
+from math import acos, sqrt
+import cirq
+
+def build_circuit(n: int) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n)
+    circuit = cirq.Circuit(cirq.X(q[0]))
+    for k in range(n - 1):
+        circuit.append(cirq.ry(2 * acos(sqrt(1 / (n - k)))).controlled().on(q[k], q[k + 1]))
+        circuit.append(cirq.CNOT(q[k + 1], q[k]))
+    circuit.append(cirq.measure(*q, key="m"))
+    return circuit''',
+    "pennylane": '''\
+from math import acos, sqrt
+import pennylane as qml
+
+def build_circuit(n: int):
+    qml.PauliX(wires=0)
+    for k in range(n - 1):
+        qml.CRY(2 * acos(sqrt(1 / (n - k))), wires=[k, k + 1])
+        qml.CNOT(wires=[k + 1, k])''',
+}
+
+PROBLEM = WState()
