@@ -2,8 +2,10 @@
 
   tasks-dir              print the directory of the task YAMLs (for --include_path)
   list [PATTERN]         list task names (default 'quantum_*')
-  selfcheck [--tasks P] [--isolation L] [--min-isolation L]
-                         run every canonical through sandbox + judge; non-zero exit on any failure
+  selfcheck [--tasks P] [--seeds N] [--mutants] [--isolation L] [--min-isolation L]
+                         run every canonical through sandbox + judge over N seeds (non-zero
+                         exit on any false reject); --mutants: the mutation self-test instead
+                         (non-zero exit on any false accept or false reject)
   tiny-model             print the path of the embedded tiny model checkpoint
 """
 from __future__ import annotations
@@ -21,6 +23,9 @@ def main(argv=None) -> int:
     p_list.add_argument("pattern", nargs="?", default="quantum_*")
     p_self = sub.add_parser("selfcheck", help="check every canonical passes")
     p_self.add_argument("--tasks", default="quantum_*", help="shell-style task pattern")
+    p_self.add_argument("--seeds", type=int, default=1, help="sample indices 0..N-1 per canonical")
+    p_self.add_argument("--mutants", action="store_true",
+                        help="mutation self-test: mutated canonicals must fail unless equivalent")
     p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
     p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
@@ -36,11 +41,18 @@ def main(argv=None) -> int:
         print("\n".join(list_tasks(args.pattern)))
     elif args.command == "selfcheck":
         from .cli import take_isolation_flags
-        from .selfcheck import main as selfcheck
 
         take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
                               (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
-        return selfcheck(args.tasks)
+        if args.seeds < 1:
+            parser.error("--seeds must be at least 1")
+        if args.mutants:
+            from .mutation import main as mutation_selfcheck
+
+            return mutation_selfcheck(args.tasks)
+        from .selfcheck import main as selfcheck
+
+        return selfcheck(args.tasks, seeds=args.seeds)
     elif args.command == "tiny-model":
         from .models import tiny_model_path
 

@@ -47,6 +47,9 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
 
     from .thresholds import limits_from_env
 
+    from .sampling import install
+
+    install()   # per-request seeds even without the start-up hook (--include_path)
     if min_isolation:
         from .sandbox import get_pool
 
@@ -61,8 +64,11 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
 
 
 def _filter(resps, docs, prefill: bool):
+    from .sampling import warn_identical_samples
     from .scoring import score_samples
 
+    if docs:
+        warn_identical_samples(f"quantum_{docs[0]['framework']}_{docs[0]['problem']}", resps)
     items = []
     for doc, responses in zip(docs, resps):
         for k, text in enumerate(responses):

@@ -18,7 +18,11 @@ What gets patched (by :func:`on_loaded`, called by the hook right after the modu
 * ``lm_eval.models``: the lazy alias ``quantum-replay`` ->
   ``lm_eval_quantum.models:ReplayLM`` is registered in ``model_registry`` after
   lm-eval's own ``_register_all_models()`` ran (never into an empty registry,
-  which would stop ``get_model`` from importing ``lm_eval.models``).
+  which would stop ``get_model`` from importing ``lm_eval.models``);
+* ``lm_eval.models.openai_completions`` (API clients) and ``lm_eval.models.vllm_causallms``:
+  sampled requests get their own seeds so the repeats of ``_sampled`` tasks are independent
+  (:mod:`lm_eval_quantum.sampling`; watched from the moment ``lm_eval.models`` is patched,
+  ``LMQ_FIXED_SEED=1`` turns it off).
 
 Nothing here imports lm-eval, a quantum framework or torch at import time.
 """
@@ -37,7 +41,7 @@ ENV_TASKS_DIR = "LM_EVAL_QUANTUM_TASKS_DIR"
 MODELS = {"quantum-replay": "lm_eval_quantum.models:ReplayLM"}
 _MARK = _pth_hook.MARK
 
-__all__ = ["tasks_dir", "install", "hook_enabled", "on_loaded", "MODELS", "ENV_DISABLE", "ENV_TASKS_DIR"]
+__all__ = ["ENV_DISABLE", "ENV_TASKS_DIR", "MODELS", "hook_enabled", "install", "on_loaded", "tasks_dir"]
 
 
 def tasks_dir() -> str:
@@ -84,6 +88,25 @@ def on_loaded(name: str, module) -> None:
         from lm_eval.api.registry import model_registry
 
         register_models(model_registry)
+        _patch_sampling(name, module)
+    elif name.startswith("lm_eval.models."):
+        _patch_sampling(name, module)
+
+
+def _patch_sampling(name: str, module) -> None:
+    """Per-request seeds (:mod:`lm_eval_quantum.sampling`); a failure is a warning, never an error."""
+    try:
+        from lm_eval_quantum import sampling
+
+        if name == "lm_eval.models":
+            sampling.watch()
+        else:
+            sampling.on_loaded(name, module)
+    except Exception as err:  # noqa: BLE001 - the pack must never break lm_eval itself
+        import logging
+
+        logging.getLogger("lm-eval").warning(
+            "lm-eval-quantum: could not install per-request seeds for %s (%r)", name, err)
 
 
 def register_models(registry) -> None:

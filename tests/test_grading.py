@@ -1,0 +1,190 @@
+"""The judge's check kinds on hand-built artifacts (no sandbox): every kind passes
+an exact answer, fails a wrong one, and its numbers match an exact computation."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.judge import distributions, simulate
+from lm_eval_quantum.judge.grading import CHECKS, CheckFailure, framework_distribution
+
+BELL = np.array([1, 0, 0, 1]) / math.sqrt(2)
+CX = np.eye(4)[[0, 3, 2, 1]]   # qiskit order: control qubit 0, target qubit 1
+
+
+def _session(spec, target, framework="qiskit", params=None):
+    problem = SimpleNamespace(target=lambda params: target)
+    return SimpleNamespace(spec={"num_qubits": 0, **spec}, params=params or {}, problem=problem,
+                           framework=framework, key=("t", framework, 0, 0), answers={})
+
+
+def _circuit(n, *ops, clbits=0):
+    return {"num_qubits": n, "num_clbits": clbits,
+            "ops": [{"name": name, "qubits": list(qubits), "params": list(params)}
+                    if name != "measure" else {"name": name, "qubits": list(qubits), "clbits": list(params)}
+                    for name, qubits, *rest in ops for params in [rest[0] if rest else []]]}
+
+
+def _grade(kind, spec, target, circuit, framework="qiskit"):
+    return CHECKS[kind](_session({"kind": kind, **spec}, target, framework), circuit)
+
+
+# --- state ---------------------------------------------------------------------------
+def test_state_ancilla_policies():
+    bell_clean = _circuit(3, ("h", [0]), ("cx", [0, 1]))
+    bell_dirty = _circuit(3, ("h", [0]), ("cx", [0, 1]), ("x", [2]))      # ancilla left in |1>
+    entangled = _circuit(3, ("h", [0]), ("cx", [0, 1]), ("cx", [0, 2]))  # ancilla holds a copy
+    spec = {"ancillas": [2]}
+    assert _grade("state", spec, BELL, bell_clean).passed
+    assert _grade("state", spec, BELL, bell_dirty).numbers["fidelity"] == pytest.approx(0.0)
+    free = {"ancillas": [2], "ancilla_policy": "free"}
+    assert _grade("state", free, BELL, bell_dirty).passed
+    # traced out, the copy decoheres the Bell pair: <B| (|00><00| + |11><11|)/2 |B> = 1/2
+    assert _grade("state", free, BELL, entangled).numbers["fidelity"] == pytest.approx(0.5)
+
+
+def test_state_global_phase_is_free_and_distances_are_exact():
+    grade = _grade("state", {}, -1j * BELL, _circuit(2, ("h", [0]), ("cx", [0, 1])))
+    assert grade.passed and grade.numbers["tvd"] == pytest.approx(0.0, abs=1e-12)
+    plus = _grade("state", {}, BELL, _circuit(2, ("h", [0])))    # (|00> + |01>)/sqrt2
+    assert not plus.passed
+    assert plus.numbers["fidelity"] == pytest.approx(0.25)
+    assert plus.numbers["tvd"] == pytest.approx(0.5)
+    assert plus.numbers["kl"] == pytest.approx(0.5 * math.log(0.5 / th.KL_FLOOR) + 0.5 * math.log(1.0))
+
+
+# --- unitary -------------------------------------------------------------------------------
+def test_unitary_global_phase_free_relative_phase_not():
+    assert _grade("unitary", {}, 1j * CX, _circuit(2, ("cx", [0, 1]))).passed
+    wrong = _grade("unitary", {}, CX, _circuit(2, ("cz", [0, 1])))
+    assert not wrong.passed
+    # |Tr(CX^dag CZ)|/4 = |1 + 1 + 0 + 0|/4 -> fidelity 1/4
+    assert wrong.numbers["fidelity"] == pytest.approx(0.25)
+
+
+def test_unitary_with_clean_ancilla_must_uncompute():
+    spec = {"ancillas": [2]}
+    computed = _circuit(3, ("cx", [0, 2]), ("cx", [2, 1]), ("cx", [0, 2]))
+    assert _grade("unitary", spec, CX, computed).passed
+    garbage = _circuit(3, ("cx", [0, 2]), ("cx", [2, 1]))          # ancilla keeps a copy of q0
+    assert not _grade("unitary", spec, CX, garbage).passed
+
+
+def test_unitary_on_a_declared_subspace_ignores_the_rest():
+    # inputs with qubit 1 = 0 (qiskit indices 0 and 1): CX acts as X on qubit 1 when q0 = 1;
+    # a CX followed by a CZ (acting only when both are 1 after the CX) differs outside only
+    # on the output side for input |q1=0, q0=1> -> |11> gets a phase -1: visible
+    differ_inside = _circuit(2, ("cx", [0, 1]), ("cz", [0, 1]))
+    assert not _grade("unitary", {"subspace": [0, 1]}, CX, differ_inside).passed
+    # a CZ before the CX acts only on |11>, which is outside the subspace
+    differ_outside = _circuit(2, ("cz", [0, 1]), ("cx", [0, 1]))
+    assert _grade("unitary", {"subspace": [0, 1]}, CX, differ_outside).passed
+    assert not _grade("unitary", {}, CX, differ_outside).passed
+
+
+def test_unitary_subspace_uses_the_frameworks_bit_order():
+    # cirq order: index 1 = "01" = qubit 1 set.  Target: X on qubit 0 (cirq bitstring basis)
+    x_on_q0 = np.kron(np.array([[0, 1], [1, 0]]), np.eye(2))
+    assert _grade("unitary", {"subspace": [0, 1]}, x_on_q0, _circuit(2, ("x", [0])), "cirq").passed
+    assert not _grade("unitary", {"subspace": [0, 1]}, x_on_q0, _circuit(2, ("x", [1])), "cirq").passed
+
+
+# --- distribution --------------------------------------------------------------------------
+@pytest.mark.parametrize("framework,key", [("qasm", "01"), ("qiskit", "01"), ("cirq", "10"),
+                                           ("pennylane", "10")])
+def test_distribution_keys_follow_each_frameworks_printing(framework, key):
+    measured = _circuit(2, ("x", [0]), ("measure", [0, 1], [0, 1]), clbits=2)
+    unmeasured = _circuit(2, ("x", [0]))
+    assert framework_distribution(measured, framework) == {key: 1.0}
+    assert framework_distribution(unmeasured, framework) == {key: 1.0}
+    assert _grade("distribution", {}, {key: 1.0}, measured, framework).passed
+
+
+def test_distribution_exact_and_shape():
+    target = {"00": 0.5, "11": 0.5}
+    bell = _circuit(2, ("h", [0]), ("cx", [0, 1]), ("measure", [0, 1], [0, 1]), clbits=2)
+    assert _grade("distribution", {}, target, bell).passed
+    tilted = _circuit(2, ("ry", [0], [math.pi / 2 + 0.01]), ("cx", [0, 1]),
+                      ("measure", [0, 1], [0, 1]), clbits=2)
+    grade = _grade("distribution", {}, target, tilted)
+    assert not grade.passed and grade.numbers["tvd"] == pytest.approx(abs(math.sin(0.01)) / 2, rel=1e-6)
+    one_bit = _circuit(2, ("h", [0]), ("measure", [0], [0]), clbits=1)
+    with pytest.raises(CheckFailure) as err:
+        _grade("distribution", {}, target, one_bit)
+    assert err.value.category == "shape_mismatch"
+
+
+def test_sampled_protocol_threshold_keeps_the_canonical_and_rejects_a_visible_error():
+    n = 5
+    target = {format(1 << k, f"0{n}b"): 1 / n for k in range(n)}
+    cal = distributions.calibrate(target, 1000, "tvd")
+    assert cal["false_reject"] <= th.CANONICAL_FALSE_REJECT
+    spec = {"protocol": "sampled", "sampled": cal}
+    # the exact W distribution, measured: 300 different sampling seeds, no rejection
+    w = {"num_qubits": n, "num_clbits": 0, "ops": [{"name": "x", "qubits": [0], "params": []}]}
+    for k in range(n - 1):
+        theta = 2 * math.acos(math.sqrt(1 / (n - k)))
+        w["ops"] += [{"name": "cry", "qubits": [k, k + 1], "params": [theta]},
+                     {"name": "cx", "qubits": [k + 1, k], "params": []}]
+    for seed in range(300):
+        session = _session({"kind": "distribution", **spec}, target)
+        session.key = ("w", "qiskit", 0, seed)
+        assert CHECKS["distribution"](session, w).passed
+    # a distribution 0.2 away in TVD is rejected
+    skewed = {**w, "ops": [{"name": "x", "qubits": [0], "params": []}]}
+    grade = _grade("distribution", spec, target, skewed)
+    assert not grade.passed and grade.numbers["tvd"] == pytest.approx(0.8)
+
+
+def test_sampled_statistics_match_hand_computation():
+    target = {"0": 0.5, "1": 0.5}
+    assert distributions.sampled_statistic({"0": 70, "1": 30}, target, "tvd") == pytest.approx(0.2)
+    kl = 0.7 * math.log(0.7 / 0.5) + 0.3 * math.log(0.3 / 0.5)
+    assert distributions.sampled_statistic({"0": 70, "1": 30}, target, "kl") == pytest.approx(kl)
+
+
+# --- algorithm, variational, repair ------------------------------------------------------------
+def test_algorithm_pass_count_from_exact_success_probability():
+    assert th.algorithm_min_correct(1.0, 10) == 10
+    for p, trials in ((0.9, 10), (0.63, 20), (0.85, 12)):
+        c = th.algorithm_min_correct(p, trials)
+        below = sum(math.comb(trials, i) * p**i * (1 - p) ** (trials - i) for i in range(c))
+        below_next = below + math.comb(trials, c) * p**c * (1 - p) ** (trials - c)
+        assert below <= th.CANONICAL_FALSE_REJECT < below_next
+    session = _session({"kind": "algorithm", "hidden": [{"answer": "01"}] * 4, "min_correct": 3}, None)
+    session.answers = {0: "01", 1: "01", 2: "11", 3: "01"}
+    assert CHECKS["algorithm"](session, None).passed
+    session.answers[3] = "00"
+    assert not CHECKS["algorithm"](session, None).passed
+
+
+def test_variational_objective_and_tolerance():
+    # MaxCut on one edge, qubit-indexed cut values: C = 1 on |01>, |10>
+    objective = {"diagonal": [0, 1, 1, 0], "basis": "qubit"}
+    spec = {"optimum": 1.0, "reference": 1.0, "sense": "max"}
+    assert _grade("variational", spec, objective, _circuit(2, ("x", [0]))).passed
+    uniform = _grade("variational", spec, objective, _circuit(2, ("h", [0]), ("h", [1])))
+    assert not uniform.passed and uniform.numbers["objective"] == pytest.approx(0.5)
+    # a ground-state energy: H = Z0 (min -1 at qubit 0 = 1)
+    energy = {"matrix": np.diag([1.0, -1.0]), "basis": "qubit"}
+    spec = {"optimum": -1.0, "reference": -1.0, "sense": "min"}
+    assert _grade("variational", spec, energy, _circuit(1, ("x", [0]))).passed
+    near = _grade("variational", spec, energy, _circuit(1, ("ry", [0], [math.pi - 0.1])))
+    assert near.passed == (1 - math.cos(0.1) <= th.VARIATIONAL_TOLERANCE)
+
+
+def test_repair_reports_the_gate_count_difference():
+    spec = {"equivalence": "unitary", "reference_gate_count": 1}
+    longer = _circuit(2, ("cx", [0, 1]), ("x", [1]), ("x", [1]))
+    grade = _grade("repair", spec, CX, longer)
+    assert grade.passed and grade.numbers["gate_count_delta"] == 2
+    assert not _grade("repair", spec, CX, _circuit(2, ("cx", [1, 0]))).passed
+
+
+def test_simulate_evolve_matches_unitary_columns():
+    circuit = _circuit(3, ("h", [0]), ("cx", [0, 2]), ("ry", [1], [0.3]))
+    u = simulate.unitary(circuit)
+    cols = np.eye(8)[:, [1, 6]]
+    assert np.allclose(simulate.evolve(circuit, cols), u[:, [1, 6]])
