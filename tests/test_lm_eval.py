@@ -12,6 +12,7 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum.metrics import pass_at_k
+from lm_eval_quantum.thresholds import KL_FLOOR
 
 ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
@@ -64,6 +65,13 @@ def test_replay_scores_exactly(replay_run):
     assert ghz["error_no_code,judge"] == pytest.approx(1 / 3)
     # doc 1 (n = 3) mutated leaves |+>|00>: overlap 1/2 with GHZ, fidelity 1/4.
     assert ghz["fidelity,judge"] == pytest.approx((1 + 0.25 + 0) / 3)
+    # exact distances: |+>|00> is 1/2 away from GHZ in TVD; no code counts as the farthest
+    assert ghz["tvd,judge"] == pytest.approx((0 + 0.5 + 1) / 3)
+    assert ghz["kl,judge"] == pytest.approx((0 + 0.5 * math.log(0.5 / KL_FLOOR) - math.log(KL_FLOOR)) / 3)
+    # efficiency of the one correct answer (the canonical itself) against the canonical
+    assert ghz["gate_count_ratio,judge"] == pytest.approx(1.0)
+    assert ghz["depth_ratio,judge"] == pytest.approx(1.0)
+    assert ghz["time_ratio,judge"] > 0
     qft = results["quantum_cirq_qft_sampled"]
     # doc 2 was not in the replay file: ten empty answers.
     expected = {1: (0.3 + 0 + 0) / 3, 5: pass_at_k(10, 3, 5) / 3, 10: 1 / 3}

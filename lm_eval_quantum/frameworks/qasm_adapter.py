@@ -84,7 +84,9 @@ def parse(source: str | None, oracle: dict | None):
             raise CandidateError("missing_api", f"OpenQASM error: {text}{hint}") from None
         if "not supported" in text:
             raise CandidateError("missing_api", f"OpenQASM feature not supported: {text}") from None
-        raise CandidateError("syntax", f"OpenQASM error: {text}") from None
+        # the parser accepted the program: what remains is semantic (or a construct the
+        # converter cannot evaluate), the QASM analogue of a Python runtime error
+        raise CandidateError("runtime", f"OpenQASM error: {text}") from None
 
 
 def build(job: dict, namespace: dict):
