@@ -7,14 +7,23 @@ service) and the validated circuit, and returns a `Grade`.  Targets are given
 in the framework's *bitstring basis* (see `conventions`); qubit order is
 converted here, nowhere in the problems.
 
-| kind         | spec keys (besides kind, num_qubits)            | passes when |
-|--------------|-------------------------------------------------|-------------|
-| state        | ancillas, ancilla_policy ("clean" / "free")      | fidelity on the data qubits >= 1 - STATE_FIDELITY_EPS; "clean": ancillas end in |0>; "free": ancillas traced out |
-| unitary      | ancillas, subspace                               | |Tr(P T^dag U P)/d|^2 >= 1 - PROCESS_FIDELITY_EPS over the declared input subspace, ancillas starting and ending in |0> |
-| algorithm    | hidden, min_correct, canonical_success           | the post-processing answers >= min_correct hidden tests right (min_correct from the canonical's exact success probability) |
-| distribution | protocol ("exact" / "sampled"), sampled          | exact: TVD <= DISTRIBUTION_TVD_EPS; sampled: the N-shot statistic <= the calibrated threshold |
-| variational  | optimum, reference, sense ("max" / "min")        | the objective is within VARIATIONAL_TOLERANCE * |reference| of the exact optimum |
-| repair       | equivalence (a kind above), reference_gate_count | the equivalence kind passes; the gate-count difference is reported, not required |
+Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
+
+* state (ancillas, ancilla_policy "clean" | "free"): fidelity on the data qubits
+  >= 1 - STATE_FIDELITY_EPS, global phase free; "clean" ancillas must end in |0>,
+  "free" ones are traced out.
+* unitary (ancillas, subspace): |Tr(P T^dag U P) / d|^2 >= 1 - PROCESS_FIDELITY_EPS
+  over the declared input subspace (default: all inputs), ancillas starting and
+  ending in |0>.
+* algorithm (hidden, min_correct, canonical_success): the post-processing answers
+  >= min_correct hidden tests right; min_correct comes from the canonical's exact
+  per-test success probability (`thresholds.algorithm_min_correct`).
+* distribution (protocol "exact" | "sampled", sampled): exact TVD <=
+  DISTRIBUTION_TVD_EPS, or the N-shot statistic <= its calibrated threshold.
+* variational (optimum, reference, sense "max" | "min"): the objective is within
+  VARIATIONAL_TOLERANCE x |reference| of the exact optimum.
+* repair (equivalence: one of the kinds above, reference_gate_count): the
+  equivalence passes; the gate-count difference is reported, not required.
 """
 from __future__ import annotations
 

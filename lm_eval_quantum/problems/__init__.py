@@ -3,17 +3,23 @@
 A problem declares *what* is checked; the judge owns *how*.  Each problem
 module defines a `Problem` subclass instance called `PROBLEM` with:
 
-* `slug`, `title`, `frameworks`, `check` (a judge check kind: "state",
-  "unitary" or "algorithm");
+* `slug`, `title`, `frameworks`, `check` (a judge check kind of
+  `judge.grading.CHECKS`: "state", "unitary", "algorithm", "distribution",
+  "variational" or "repair"), `version`;
 * `instances(split)` -> list of JSON-able parameter dicts (seeded, disjoint
   between the `test` and `fewshot` splits);
 * `statement(params)` -> the framework-neutral task text;
 * `canonical(framework, params)` -> {"qasm": ..., "python": ...} sources;
-* for "state"/"unitary": `target(params)` -> the exact target vector/matrix in
-  the *bitstring* basis (index = integer value of the bitstring as the
-  framework prints it; see judge.conventions);
-* for "algorithm": `hidden_tests(params)` -> list of {"oracle": ..., "answer": ...}
-  and `oracle(test, framework, num_args)` -> the judge-side oracle action.
+* `target(params)`, in the *bitstring* basis (index = integer value of the
+  bitstring as the framework prints it; see judge.conventions):
+  "state": the target vector over the data qubits; "unitary": the target
+  matrix; "distribution": {bitstring: probability}; "variational": the
+  objective ({"diagonal": ...} or {"matrix": ...}, "basis": "qubit" when it is
+  indexed by qubit in every framework);
+* for "algorithm": `hidden_tests(params)` -> list of {"answer": ..., ...} and
+  `oracle(test, framework, num_args)` -> the judge-side oracle action;
+* `check_spec(framework, params)`: the kind's parameters (see judge.grading);
+  hidden parts never reach the sandbox.
 
 `make_doc()` turns (problem, framework, params) into the lm-eval doc.  Prompt
 fragments that depend only on the framework live here, once.
