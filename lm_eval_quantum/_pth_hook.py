@@ -46,13 +46,14 @@ class _PatchingLoader:
         spec = module.__spec__
         spec.loader = module.__loader__ = self._loader
         self._loader.exec_module(module)
-        _on_loaded(spec.name, module)
+        self._finder.callback(spec.name, module)
         self._finder.done(spec.name)
 
 
 class _Finder:
-    def __init__(self, pending):
+    def __init__(self, pending, callback=_on_loaded):
         self.pending = set(pending)
+        self.callback = callback
         self._busy = set()
 
     def find_spec(self, fullname, path=None, target=None):
@@ -84,18 +85,24 @@ class _Finder:
 setattr(_Finder, MARK, True)
 
 
-def install():
-    """Patch lm-eval now where already imported, on import otherwise (idempotent)."""
+def watch(targets, callback, finder_cls=_Finder):
+    """callback(name, module) for each target module: now if it is imported, else right
+    after its import (by one `finder_cls` finder at the front of sys.meta_path)."""
     pending = []
-    for name in TARGETS:
+    for name in targets:
         module = sys.modules.get(name)
         spec = getattr(module, "__spec__", None)
         if module is None or spec is None or getattr(spec, "_initializing", False):
             pending.append(name)
         else:
-            _on_loaded(name, module)
-    if pending and not any(getattr(f, MARK, False) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Finder(pending))
+            callback(name, module)
+    if pending and not any(type(f) is finder_cls for f in sys.meta_path):
+        sys.meta_path.insert(0, finder_cls(pending, callback))
+
+
+def install():
+    """Patch lm-eval now where already imported, on import otherwise (idempotent)."""
+    watch(TARGETS, _on_loaded)
 
 
 def _from_pth():

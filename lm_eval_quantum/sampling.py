@@ -88,7 +88,6 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -120,7 +119,6 @@ ENV_FIXED_SEED = "LMQ_FIXED_SEED"
 #: largest seed + 1: positive and within int32, which every server accepts
 SEED_RANGE = 2**31
 _MARK = _pth_hook.MARK
-_FINDER_MARK = "__lm_eval_quantum_sampling__"
 _MEMO_SIZE = 8192
 
 logger = logging.getLogger("lm-eval")
@@ -449,23 +447,13 @@ class _ModuleFinder(_pth_hook._Finder):
     """Like the start-up hook's finder, for :data:`MODULES`: patches them right after import."""
 
 
-# not the start-up finder: _pth_hook.install() must not take this one for it
+# not the start-up finder: whatever looks for that one by its mark must not take this one
 setattr(_ModuleFinder, _MARK, False)
-setattr(_ModuleFinder, _FINDER_MARK, True)
 
 
 def watch() -> None:
     """Patch :data:`MODULES` now where already imported, on import otherwise (idempotent)."""
-    pending = []
-    for name in MODULES:
-        module = sys.modules.get(name)
-        spec = getattr(module, "__spec__", None)
-        if module is None or spec is None or getattr(spec, "_initializing", False):
-            pending.append(name)
-        else:
-            on_loaded(name, module)
-    if pending and not any(getattr(f, _FINDER_MARK, False) for f in sys.meta_path):
-        sys.meta_path.insert(0, _ModuleFinder(pending))
+    _pth_hook.watch(MODULES, on_loaded, _ModuleFinder)
 
 
 def install() -> None:
