@@ -77,3 +77,22 @@ def zygote_host_pid(started: int) -> int:
         if pid in table and is_zygote(table[pid][3]):
             return pid
     raise AssertionError(f"no zygote process under {started}")
+
+
+def unregistered_problems(*slugs):
+    """Context manager: problem modules not (yet) listed in PROBLEM_MODULES become
+    visible to `get_problem` (and so to the judge) while it is active."""
+    from contextlib import contextmanager
+
+    import lm_eval_quantum.problems as problems
+
+    @contextmanager
+    def _ctx():
+        old = problems.PROBLEM_MODULES
+        problems.PROBLEM_MODULES = old + tuple(s for s in slugs if s not in old)
+        try:
+            yield
+        finally:
+            problems.PROBLEM_MODULES = old
+
+    return _ctx()
