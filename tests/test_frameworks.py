@@ -574,3 +574,21 @@ def test_package_import_is_lazy():
             "heavy = {'qiskit', 'cirq', 'pennylane', 'torch'} & set(sys.modules)\n"
             "assert not heavy, heavy\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("gate,controls", [("x", 3), ("z", 2), ("z", 4), ("p(0.7)", 5), ("x", 6)])
+def test_customgates_include_gives_multi_controlled_gates(gate, controls):
+    """`include "customgates.inc";` offers c<k>x / c<k>z / c<k>p; the artifact's unitary
+    equals the multi-controlled gate built independently (controls first, target last)."""
+    from qiskit.circuit.library import PhaseGate, XGate, ZGate
+
+    n = controls + 1
+    name = gate.split("(")[0]
+    params = gate[len(name):]
+    program = (f'OPENQASM 3.0;\ninclude "stdgates.inc";\ninclude "customgates.inc";\nqubit[{n}] q;\n'
+               f"c{controls}{name}{params} " + ", ".join(f"q[{i}]" for i in range(n)) + ";\n")
+    circuit = artifact_of(run("qasm", qasm=program, num_qubits=n))
+    base = {"x": XGate(), "z": ZGate(), "p": PhaseGate(0.7)}[name]
+    reference = QuantumCircuit(n)
+    reference.append(base.control(controls), range(n))
+    assert np.allclose(simulate.unitary(circuit), Operator(reference).data, atol=1e-9)

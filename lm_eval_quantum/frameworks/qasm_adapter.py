@@ -8,6 +8,9 @@ resolved here, on the parsed AST, and no file is ever read:
   * ``include "oracle.inc";`` (only when the job has an oracle) becomes an
     empty-bodied ``gate Oracle q0, ..., q{m-1} {}``, which the qiskit adapter
     emits as the opaque oracle (matched by name and width);
+  * ``include "customgates.inc";`` adds multi-controlled gates ``c<k>x``,
+    ``c<k>z`` and ``c<k>p(lambda)`` (k = 2..12 controls first, target last;
+    ``ccx`` stays stdgates.inc's), defined with ``ctrl(k) @`` modifiers;
   * any other include is a `syntax` error.
 Conversion to the artifact, and the simulator proxy given to the python
 post-processing, are the qiskit adapter's.
@@ -25,6 +28,16 @@ from .qiskit_adapter import simulator, to_artifact  # noqa: F401 - re-exported a
 
 ORACLE_INCLUDE = "oracle.inc"
 STD_INCLUDE = "stdgates.inc"
+CUSTOM_INCLUDE = "customgates.inc"
+# customgates.inc: multi-controlled gates beyond stdgates.inc (controls first, target
+# last), so a model writing an oracle never has to decompose them by hand.
+MAX_CUSTOM_CONTROLS = 12
+CUSTOM_GATES = "\n".join(
+    f"gate c{k}{g}{params} {', '.join(f'c{i}' for i in range(k))}, t "
+    f"{{ ctrl({k}) @ {g}{params} {', '.join(f'c{i}' for i in range(k))}, t; }}"
+    for k in range(2, MAX_CUSTOM_CONTROLS + 1)
+    for g, params in (("x", ""), ("z", ""), ("p", "(lambda)"))
+    if (k, g) != (2, "x"))     # ccx is in stdgates.inc
 _UNDEFINED_GATE = re.compile(r"gate '([^']*)' is not defined")
 
 
@@ -39,6 +52,17 @@ def _parse_error(exc) -> str:
     if token is not None:
         return f"line {token.line}, column {token.column}: unexpected '{token.text}'"
     return "the program could not be parsed"
+
+
+_custom_statements = None
+
+
+def _custom_definitions() -> list:
+    """The gate definitions of customgates.inc (parsed once)."""
+    global _custom_statements
+    if _custom_statements is None:
+        _custom_statements = openqasm3.parse("OPENQASM 3.0;\n" + CUSTOM_GATES).statements
+    return list(_custom_statements)
 
 
 def _oracle_definition(spec: dict):
@@ -65,8 +89,10 @@ def parse(source: str | None, oracle: dict | None):
                 statements.append(node)
             elif node.filename == ORACLE_INCLUDE and oracle:
                 statements.append(_oracle_definition(oracle))
+            elif node.filename == CUSTOM_INCLUDE:
+                statements.extend(_custom_definitions())
             else:
-                allowed = f'"{STD_INCLUDE}"' + (f' and "{ORACLE_INCLUDE}"' if oracle else "")
+                allowed = f'"{STD_INCLUDE}", "{CUSTOM_INCLUDE}"' + (f' and "{ORACLE_INCLUDE}"' if oracle else "")
                 raise CandidateError(
                     "syntax", f'unknown include "{node.filename}"; only {allowed} can be included'
                 )
