@@ -774,6 +774,12 @@ def _native_builder(ctx: dict, sources: dict):
             qubits = ", ".join(f"_oracle{i}" for i in range(ospec["num_qubits"]))
             text = re.sub(r'^\s*include\s+"oracle\.inc"\s*;', f"gate {name} {qubits} {{ }}",
                           text, flags=re.MULTILINE)
+        # customgates.inc is a list of gate definitions (its text is the include's
+        # specification, defined once in the QASM adapter); qiskit inlines them
+        from .frameworks.qasm_adapter import CUSTOM_GATES
+
+        text = re.sub(r'^\s*include\s+"customgates\.inc"\s*;', lambda _: CUSTOM_GATES,
+                      text, flags=re.MULTILINE)
         loaded = qiskit.qasm3.loads(text)
         return lambda gate=None: loaded  # Oracle instructions: see _qiskit_evolve
     if fw not in ("qiskit", "cirq", "pennylane"):
@@ -944,7 +950,7 @@ def _plain(spec: dict, kind: str) -> None:
 def truth_state(ctx, sources) -> Truth:
     _plain(ctx["spec"], "state")
     psi = _native_state(ctx, _native_builder(ctx, sources)())
-    target = ctx["problem"].target(ctx["params"])
+    target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     if psi.shape != target.shape:
         return Truth("changing", f"state of dimension {psi.shape[0]}, target {target.shape[0]}")
     fidelity = float(abs(np.vdot(target, psi)) ** 2)
@@ -952,10 +958,29 @@ def truth_state(ctx, sources) -> Truth:
     return Truth("equivalent" if ok else "changing", f"state fidelity {fidelity:.6f}")
 
 
+def _clean_ancilla_block(u: np.ndarray, width: int, ancillas: list, framework: str) -> np.ndarray:
+    """The block of a native unitary (framework's bitstring basis) from inputs with
+    the ancillas in |0> to outputs with the ancillas in |0>, indexed over the data
+    qubits in the same bit order."""
+    data = [q for q in range(width) if q not in ancillas]
+    big_endian = framework in ("cirq", "pennylane")
+
+    def full_index(x: int) -> int:   # data index (framework order) -> full index
+        bits = {q: (x >> (len(data) - 1 - i if big_endian else i)) & 1 for i, q in enumerate(data)}
+        return sum(bits[q] << (width - 1 - q if big_endian else q) for q in data)
+
+    rows = [full_index(x) for x in range(2 ** len(data))]
+    return u[np.ix_(rows, rows)]
+
+
 def truth_unitary(ctx, sources) -> Truth:
-    _plain(ctx["spec"], "unitary")
+    spec = ctx["spec"]
+    if spec.get("subspace"):
+        raise _Unsupported("unitary checks with a subspace")
     u = _native_unitary(ctx, _native_builder(ctx, sources)())
-    target = ctx["problem"].target(ctx["params"])
+    target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+    if spec.get("ancillas") and u.shape == (2 ** ctx["width"],) * 2:
+        u = _clean_ancilla_block(u, ctx["width"], spec["ancillas"], ctx["framework"])
     if u.shape != target.shape:
         return Truth("changing", f"unitary of dimension {u.shape[0]}, target {target.shape[0]}")
     fidelity = float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
@@ -1004,7 +1029,7 @@ def truth_distribution(ctx, sources) -> Truth:
     spec = ctx["spec"]
     if spec.get("protocol", "exact") != "exact":
         raise _Unsupported(f"the {spec['protocol']!r} distribution protocol")
-    target = ctx["problem"].target(ctx["params"])
+    target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     dist = _native_distribution(ctx, _native_builder(ctx, sources)())
     width = {len(k) for k in target}
     if {len(k) for k in dist} != width:
@@ -1018,7 +1043,7 @@ def truth_variational(ctx, sources) -> Truth:
     """Equivalent iff the exact objective of the output state is within
     VARIATIONAL_TOLERANCE x |reference| of the spec's optimum."""
     spec, fw, width = ctx["spec"], ctx["framework"], ctx["width"]
-    objective = ctx["problem"].target(ctx["params"])
+    objective = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     psi = _native_state(ctx, _native_builder(ctx, sources)())
     if psi.shape != (2**width,):
         return Truth("changing", f"state of dimension {psi.shape[0]}")

@@ -23,7 +23,21 @@ WRONG = {
     "qaoa_maxcut": {"qiskit": ("qc.rx(2 * beta, range(n))", "qc.rz(2 * beta, range(n))"),
                     "cirq": ("cirq.rx(2 * beta)", "cirq.rz(2 * beta)"),
                     "pennylane": ("qml.RX(2 * beta, wires=k)", "qml.RZ(2 * beta, wires=k)")},
+    "oracle_bernstein_vazirani": {"qasm": ("cx ", "cz "), "qiskit": ("qc.cx(k, n)", "qc.cz(k, n)"),
+                                  "cirq": ("cirq.CNOT(q[k], q[n])", "cirq.CZ(q[k], q[n])"),
+                                  "pennylane": ("qml.CNOT(wires=[k, n])", "qml.CZ(wires=[k, n])")},
+    "oracle_deutsch_jozsa": {
+        "qasm": ("cx q[0], q[1];", "cz q[0], q[1];"),
+        "qiskit": ("qc.mcx(list(range(n)), n)", "qc.mcp(1.0, list(range(n)), n)"),
+        "cirq": ("cirq.X(q[n]).controlled_by", "cirq.Z(q[n]).controlled_by"),
+        "pennylane": ("qml.MultiControlledX(wires=list(range(n)) + [n], control_values=values)",
+                      "qml.ctrl(qml.PauliZ(wires=n), control=list(range(n)), control_values=values)")},
 }
+# Phase oracles: the multi-controlled Z becomes a multi-controlled X (or a half phase).
+_PHASE_FLIP = {"qasm": ("z q[", "x q["), "qiskit": ("qc.mcp(pi,", "qc.mcp(pi / 2,"),
+               "cirq": ("cirq.Z(q[n - 1])", "cirq.X(q[n - 1])"),
+               "pennylane": ("qml.ctrl(qml.PauliZ(wires=n - 1)", "qml.ctrl(qml.PauliX(wires=n - 1)")}
+WRONG.update({slug: _PHASE_FLIP for slug in ("oracle_grover", "oracle_diffusion", "oracle_sat")})
 
 ZYGOTE_MODULE = "lm_eval_quantum.sandbox.zygote"
 

