@@ -24,8 +24,7 @@ from .sandbox.isolation import LEVELS
 
 VARIANTS = ("", "sampled", "prefill", "ppl")
 DATA_DIR = Path(__file__).parent / "data"
-CATEGORY_TAG = {"state": "lmq-state-prep", "unitary": "lmq-unitary", "algorithm": "lmq-algorithm-design",
-                "distribution": "lmq-distribution", "variational": "lmq-variational", "repair": "lmq-repair"}
+SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
 # Metrics that only some check kinds define (names stable across versions).
 KIND_METRICS = {
     "state": ("fidelity", "tvd", "kl"),
@@ -108,7 +107,8 @@ def metric_names(info: TaskInfo) -> list[str]:
 
 def task_config(info: TaskInfo) -> dict:
     problem = get_problem(info.problem)
-    tags = ["lmq-all", f"lmq-{info.framework}", CATEGORY_TAG[problem.check]]
+    fw, suite = info.framework, problem.suite
+    tags = ["lmq-all", f"lmq-{fw}", f"lmq-{suite}", f"lmq-{fw}-{suite}", f"lmq-check-{problem.check}"]
     cfg = {
         "task": info.name,
         "tag": tags + ([f"lmq-{info.variant}"] if info.variant else ["lmq-greedy"]),

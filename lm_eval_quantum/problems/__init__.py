@@ -74,6 +74,7 @@ class Problem:
     title: str = ""
     frameworks: tuple = FRAMEWORKS
     check: str = "state"
+    suite: str = "algorithm-design"   # QCircuitBench's suites: also oracle-construction, random-circuits
     version: int = 1
     test_sizes: range = range(2, 7)
     fewshot_sizes: range = range(7, 9)

@@ -14,6 +14,7 @@ class OracleBernsteinVazirani(Problem):
     slug = "oracle_bernstein_vazirani"
     title = "Bernstein-Vazirani oracle construction"
     check = "unitary"
+    suite = "oracle-construction"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
 
     def instances(self, split):

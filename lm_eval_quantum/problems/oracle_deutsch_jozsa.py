@@ -20,6 +20,7 @@ class OracleDeutschJozsa(Problem):
     slug = "oracle_deutsch_jozsa"
     title = "Deutsch-Jozsa oracle construction"
     check = "unitary"
+    suite = "oracle-construction"
     test_sizes, fewshot_sizes = range(1, 6), range(6, 7)
 
     def instances(self, split):

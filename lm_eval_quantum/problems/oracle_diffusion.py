@@ -14,6 +14,7 @@ class OracleDiffusion(Problem):
     slug = "oracle_diffusion"
     title = "Grover diffusion operator"
     check = "unitary"
+    suite = "oracle-construction"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
 
     def statement(self, params):

@@ -13,6 +13,7 @@ class OracleGrover(Problem):
     slug = "oracle_grover"
     title = "Grover phase oracle construction"
     check = "unitary"
+    suite = "oracle-construction"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
 
     def instances(self, split):

@@ -36,6 +36,7 @@ class OracleSAT(Problem):
     slug = "oracle_sat"
     title = "SAT formula as a Grover phase oracle"
     check = "unitary"
+    suite = "oracle-construction"
     test_sizes, fewshot_sizes = range(2, 6), range(6, 7)
 
     def instances(self, split):

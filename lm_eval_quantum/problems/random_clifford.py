@@ -205,6 +205,7 @@ class RandomCircuitProblem(Problem):
     """Synthesis of the state a seeded random circuit prepares from |0...0>."""
 
     check = "state"
+    suite = "random-circuits"
     singles: tuple = ("h", "s")
     gate_names = "{H, S, CX}"
     TEST_SLOTS = ((2, 3), (2, 6), (3, 4), (3, 7), (4, 5), (4, 8), (5, 6), (6, 6))
