@@ -590,5 +590,5 @@ def test_customgates_include_gives_multi_controlled_gates(gate, controls):
     circuit = artifact_of(run("qasm", qasm=program, num_qubits=n))
     base = {"x": XGate(), "z": ZGate(), "p": PhaseGate(0.7)}[name]
     reference = QuantumCircuit(n)
-    reference.append(base.control(controls), range(n))
+    reference.append(base.control(controls, annotated=False), range(n))
     assert np.allclose(simulate.unitary(circuit), Operator(reference).data, atol=1e-9)

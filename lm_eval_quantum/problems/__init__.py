@@ -32,6 +32,9 @@ import json
 import textwrap
 
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
+# deutsch_jozsa, simon and grover are written and tested (tests/test_problems_oracle_algorithms.py)
+# but not yet served as tasks: a one-shot post-processing lets a near-correct circuit pass
+# the sampled hidden tests by luck, which the mutation self-test counts as false accepts.
 PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "w_state", "qaoa_maxcut",
                    "random_clifford", "random_universal", "random_number_generator", "data_encoding",
                    "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
@@ -97,6 +100,12 @@ class Problem:
 
     def canonical(self, framework: str, params: dict) -> dict:
         raise NotImplementedError
+
+    def answer_probability(self, dist: dict, test: dict, framework: str) -> float:
+        """Algorithm tasks: the exact probability that the canonical post-processing
+        answers `test` right when the circuit's measured outcomes follow `dist`
+        (used by the mutation self-test's ground truth).  Default: one shot."""
+        return float(dist.get(str(test["answer"]), 0.0))
 
     def target_for(self, params: dict, framework: str):
         """The target in `framework`'s bitstring basis.  Problems whose target is the

@@ -1,0 +1,246 @@
+"""Simon's algorithm design with a black-box oracle (algorithm check).
+
+The oracle U|x>|y> = |x>|y XOR f(x)> acts on two n-qubit registers; f is
+two-to-one with a hidden nonzero period s (f(x) = f(x') iff x' in {x, x ^ s}).
+The candidate's post-processing samples the circuit through the metered
+simulator proxy and returns s.  f itself is built on the judge side from s and
+a seeded list of distinct labels, one per pair {x, x ^ s}.
+
+The canonical post-processing is Las Vegas: it samples in batches of n shots
+until the measured strings span an (n-1)-dimensional space over GF(2) (each
+shot is uniform on s-perp), then returns the unique nonzero solution of
+y.s = 0.  It is right whenever it returns, and it returns unless fewer than
+n - 1 of its first MAX_SHOTS_PER_TEST // n batches raise the rank (the shot
+budget).  While the rank r is below n - 1 a uniform y on s-perp leaves the span
+with probability 1 - 2^(r - n + 1) >= 1/2, so for n <= 6 the failure probability
+is below P(Binomial(16666, 1/2) < 5) < 2^-16000: the success probability is
+1.0 in double precision.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import thresholds as th
+from . import QASM_HEADER, Problem, seeded_rng
+
+
+class Simon(Problem):
+    slug = "simon"
+    title = "Simon's algorithm"
+    frameworks = ("qasm", "qiskit", "cirq")
+    check = "algorithm"
+    version = 1
+    # 2n qubits: n <= 6 keeps every simulation at <= 12 qubits.  The few-shot docs reuse
+    # sizes of the test split with other seeds (other hidden functions).
+    test_sizes, fewshot_sizes = range(2, 7), (3, 4)
+
+    def instances(self, split):
+        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
+
+    def width(self, params):
+        return 2 * params["n"]
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        You are given a black-box gate `Oracle` acting on {2 * n} qubits as
+        U|x>|y> = |x>|y XOR f(x)>, where x (qubits 0..{n - 1}) and y (qubits
+        {n}..{2 * n - 1}) are {n}-bit registers, bit k of x on qubit k and bit k of y on
+        qubit {n} + k. The function f is two-to-one: there is a hidden nonzero {n}-bit
+        string s such that f(x) = f(x') exactly when x' = x or x' = x XOR s. Using the
+        oracle only as a black box, implement Simon's algorithm and write the classical
+        post-processing `run_and_analyze(circuit, simulator) -> str`: it runs your circuit
+        with `simulator.run(...)` as often as it needs, solves the linear equations
+        y.s = 0 (mod 2) given by the measured strings, and returns s as a string of {n}
+        characters '0'/'1' in the bit order stated below (bit k of s where a measured
+        bitstring shows input qubit k). Shots are counted: sample a few at a time until
+        the equations determine s.
+        """
+
+    def signature(self, framework, params):
+        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
+        return f"build_circuit(n: int, oracle: {kind})"
+
+    def format_rule(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            return f"""
+            Reply with two code blocks. The first is a ```qasm block holding one complete
+            OpenQASM 3.0 program that starts with `OPENQASM 3.0;`, `include "stdgates.inc";`
+            and `include "oracle.inc";` (the include defines the gate `Oracle` on {2 * n}
+            qubits), declares `bit[{n}] c;` and `qubit[{2 * n}] q;`, calls
+            `Oracle q[0], ..., q[{2 * n - 1}];` and measures q[i] into c[i] for
+            i = 0..{n - 1}. The second is a ```python block defining
+            `run_and_analyze(circuit, simulator) -> str`; `circuit` is your program loaded as
+            a qiskit QuantumCircuit, and `simulator.run(circuit, shots=k).result().get_counts()`
+            gives Qiskit-style counts (clbit 0 is the rightmost character). Do not transpile.
+            """
+        if framework == "qiskit":
+            return f"""
+            Reply with Python code in a single ```python block defining
+            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which builds a circuit on
+            2n = {2 * n} qubits with n classical bits, inserts the opaque gate it receives
+            with `qc.append(oracle, range(2 * n))` and measures qubit i into classical bit i
+            (i < n), and `run_and_analyze(circuit, simulator) -> str`, where
+            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
+            (clbit 0 is the rightmost character). Do not transpile.
+            """
+        return f"""
+        Reply with Python code in a single ```python block that imports cirq and defines
+        `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies the opaque
+        gate it receives as `oracle.on(*q)` with `q = cirq.LineQubit.range(2 * n)`
+        ({2 * n} qubits) and measures the input qubits q[0..{n - 1}], and
+        `run_and_analyze(circuit, simulator) -> str`, where
+        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
+        """
+
+    def check_spec(self, framework, params):
+        spec = super().check_spec(framework, params)
+        n = params["n"]
+        spec["oracle"] = {"name": "Oracle", "num_qubits": 2 * n}
+        spec["hidden"] = self.hidden_tests(params)
+        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
+        spec["canonical_success"] = 1.0   # Las Vegas; see the module docstring
+        spec["min_correct"] = th.algorithm_min_correct(1.0, len(spec["hidden"]))
+        return spec
+
+    def hidden_tests(self, params):
+        """th.ALGORITHM_TESTS periods (distinct nonzero strings while there are enough,
+        then cycling), each with 2^(n-1) distinct seeded labels: the values of f on the
+        pairs {x, x ^ s} taken in increasing order of min(x, x ^ s)."""
+        n = params["n"]
+        rng = seeded_rng("simon", params["seed"])
+        order = rng.permutation(np.arange(1, 2**n))
+        tests = []
+        for i in range(th.ALGORITHM_TESTS):
+            s = format(int(order[i % len(order)]), f"0{n}b")
+            labels = rng.permutation(2**n)[: 2 ** (n - 1)]
+            tests.append({"secret": s, "labels": [int(v) for v in labels], "answer": s})
+        return tests
+
+    def answer_probability(self, dist, test, framework):
+        """The canonical samples until its equations have rank n - 1, then solves: it
+        is right (with probability 1) iff every outcome y has y.s = 0 and the
+        outcomes span the n - 1 dimensional space orthogonal to s; else it fails."""
+        s = test["answer"]
+        support = [key for key, p in dist.items() if p > 1e-12]
+        if any(sum(int(a) & int(b) for a, b in zip(key, s)) % 2 for key in support):
+            return 0.0
+        basis: list[int] = []                       # GF(2) elimination
+        for key in support:
+            v = int(key, 2)
+            for b in basis:
+                v = min(v, v ^ b)
+            if v:
+                basis.append(v)
+        return 1.0 if len(basis) == len(s) - 1 else 0.0
+
+    def oracle(self, test, framework, num_args):
+        """U|x>|y> = |x>|y ^ f(x)>, a permutation of big-endian argument indices:
+        arguments 0..n-1 are x (bit k = argument k), n..2n-1 are y (bit k = argument n+k)."""
+        from ..judge.conventions import string_bits_by_qubit
+
+        n = num_args // 2
+        s = sum(b << k for k, b in enumerate(string_bits_by_qubit(test["secret"], framework)))
+        xs = np.arange(2**n)
+        reps = np.minimum(xs, xs ^ s)
+        rank = {int(r): i for i, r in enumerate(np.unique(reps))}
+        f = np.array([test["labels"][rank[int(r)]] for r in reps], dtype=np.int64)
+        idx = np.arange(2**num_args)
+        x = sum(((idx >> (num_args - 1 - k)) & 1) << k for k in range(n))
+        fx = f[x]
+        # XOR f(x) into y: bit k of f(x) flips argument n + k (big-endian position n - 1 - k)
+        flip = sum(((fx >> k) & 1) << (n - 1 - k) for k in range(n))
+        return {"perm": idx ^ flip, "phase": None}
+
+    def canonical(self, framework, params):
+        n = params["n"]
+        if framework == "qasm":
+            qs = ", ".join(f"q[{i}]" for i in range(2 * n))
+            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{2 * n}] q;"]
+            lines += [f"h q[{i}];" for i in range(n)]
+            lines.append(f"Oracle {qs};")
+            lines += [f"h q[{i}];" for i in range(n)]
+            lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
+            return {"qasm": "\n".join(lines), "python": QASM_POST + "\n\n\n" + SOLVE}
+        return {"python": CODE[framework] + "\n\n\n" + SOLVE}
+
+
+# Shared classical part: GF(2) elimination over bitstrings read as integers (the
+# leftmost character is the most significant bit; any fixed order works as long as
+# the answer is written back in the same order).
+SOLVE = '''\
+def add_equation(basis, y):
+    """Reduce y by the basis {leading bit: row}; keep it if it is independent."""
+    while y:
+        lead = y.bit_length() - 1
+        if lead not in basis:
+            basis[lead] = y
+            return
+        y ^= basis[lead]
+
+
+def period(basis, n):
+    """The nonzero s with y.s = 0 for every row, when the rank is n - 1."""
+    free = next(k for k in range(n) if k not in basis)
+    s = 1 << free
+    for lead in sorted(basis):   # lower bits of each row are already decided
+        row = basis[lead]
+        if bin(row & s).count("1") % 2:
+            s |= 1 << lead
+    return format(s, f"0{n}b")'''
+
+QASM_POST = '''\
+def run_and_analyze(circuit, simulator) -> str:
+    n = circuit.num_clbits
+    basis = {}
+    while len(basis) < n - 1:
+        counts = simulator.run(circuit, shots=n).result().get_counts()
+        for outcome in counts:
+            add_equation(basis, int(outcome, 2))
+    return period(basis, n)'''
+
+CODE = {
+    "qiskit": '''\
+from qiskit import QuantumCircuit
+from qiskit.circuit import Gate
+
+def build_circuit(n: int, oracle: Gate) -> QuantumCircuit:
+    qc = QuantumCircuit(2 * n, n)
+    qc.h(range(n))
+    qc.append(oracle, range(2 * n))
+    qc.h(range(n))
+    qc.measure(range(n), range(n))   # each outcome y satisfies y.s = 0
+    return qc
+
+def run_and_analyze(circuit, simulator) -> str:
+    n = circuit.num_clbits
+    basis = {}
+    while len(basis) < n - 1:
+        counts = simulator.run(circuit, shots=n).result().get_counts()
+        for outcome in counts:
+            add_equation(basis, int(outcome, 2))
+    return period(basis, n)''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit:
+    q = cirq.LineQubit.range(2 * n)
+    return cirq.Circuit(
+        cirq.H.on_each(*q[:n]),
+        oracle.on(*q),
+        cirq.H.on_each(*q[:n]),
+        cirq.measure(*q[:n], key="result"),   # each outcome y satisfies y.s = 0
+    )
+
+def run_and_analyze(circuit, simulator) -> str:
+    n = len(circuit.all_qubits()) // 2
+    basis = {}
+    while len(basis) < n - 1:
+        rows = simulator.run(circuit, repetitions=n).measurements["result"]
+        for row in rows:
+            add_equation(basis, int("".join(str(int(b)) for b in row), 2))
+    return period(basis, n)''',
+}
+
+PROBLEM = Simon()

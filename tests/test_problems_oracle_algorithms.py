@@ -1,0 +1,431 @@
+"""Deutsch-Jozsa, Simon and Grover (black-box oracle algorithm tasks), before registration.
+
+Every doc of both splits and every framework is built with `make_doc` and scored
+through the real pipeline (extraction, sandbox, adapter, judge) in ONE batch:
+the canonicals for sample indices 0..4, wrong answers, cheats that try to read
+the oracle instead of querying it, and mutants of Deutsch-Jozsa canonicals.
+"""
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from support import unregistered_problems
+
+from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.judge.conventions import string_bits_by_qubit
+from lm_eval_quantum.problems import make_doc
+
+SLUGS = ("deutsch_jozsa", "simon", "grover")
+SEEDS = range(5)
+
+
+def _problems():
+    from lm_eval_quantum.problems import deutsch_jozsa, grover, simon
+
+    return {"deutsch_jozsa": deutsch_jozsa.PROBLEM, "simon": simon.PROBLEM, "grover": grover.PROBLEM}
+
+
+def _docs():
+    docs = []
+    for problem in _problems().values():
+        for split in ("test", "fewshot"):
+            for i, params in enumerate(problem.instances(split)):
+                for fw in problem.frameworks:
+                    docs.append(make_doc(problem, fw, params, i, split))
+    return docs
+
+
+def _largest(docs, slug, fw):
+    return [d for d in docs if d["problem"] == slug and d["framework"] == fw
+            and d["split"] == "test"][-1]
+
+
+def _replace_post(doc, body: str) -> str:
+    """The canonical with its run_and_analyze replaced by `body` (indented function body);
+    the helpers defined after it are kept."""
+    head, rest = doc["canonical"].split("def run_and_analyze")
+    rest = rest.split("```")[0]
+    helpers = rest[rest.index("\n\n\n"):] if "\n\n\n" in rest else "\n"
+    return (head + "def run_and_analyze(circuit, simulator):\n" + body.rstrip() + "\n"
+            + helpers.rstrip() + "\n```")
+
+
+# --- answers that must fail ---------------------------------------------------------------
+def _wrong_answers(docs):
+    out = {}
+    for fw in ("qasm", "qiskit", "cirq"):
+        dj = _largest(docs, "deutsch_jozsa", fw)
+        out[f"dj_always_balanced_{fw}"] = (dj, _replace_post(dj, '    return "balanced"'))
+        out[f"dj_always_constant_{fw}"] = (dj, _replace_post(dj, '    return "constant"'))
+        for slug in ("simon", "grover"):
+            doc = _largest(docs, slug, fw)
+            n = json.loads(doc["params"])["n"]
+            out[f"{slug}_zeros_{fw}"] = (doc, _replace_post(doc, f'    return "{"0" * n}"'))
+    # circuit-level mistakes
+    dj = _largest(docs, "deutsch_jozsa", "qiskit")        # no |-> on the target: no kickback
+    out["dj_no_kickback_qiskit"] = (dj, dj["canonical"].replace("    qc.x(n)", "    pass", 1))
+    simon = _largest(docs, "simon", "cirq")                 # no final Hadamards: uniform y
+    out["simon_no_final_h_cirq"] = (simon, simon["canonical"].replace(
+        "        oracle.on(*q),\n        cirq.H.on_each(*q[:n]),", "        oracle.on(*q),", 1))
+    grover = _largest(docs, "grover", "qiskit")            # twice the iterations: overshoot
+    out["grover_overshoot_qiskit"] = (grover, grover["canonical"].replace(
+        "range(grover_iterations(n))", "range(2 * grover_iterations(n))", 1))
+    for label, (doc, text) in out.items():
+        assert text != doc["canonical"], label
+    return out
+
+
+# The oracle object handed to the candidate, read as a matrix or definition.  On a
+# leak the answer is decoded (Grover: the -1 on the diagonal; Deutsch-Jozsa: whether
+# the permutation is the identity or a flip of the target) so a leak would score.
+STRUCTURE_CHEAT = '''\
+    import numpy as np
+    ops = []
+    try:
+        ops = [inst.operation for inst in circuit.data]
+    except AttributeError:
+        ops = [op.gate for op in circuit.all_operations()]
+    for op in ops:
+        if "Oracle" not in (getattr(op, "name", None) or repr(op)):
+            continue
+        getters = [lambda o: o.to_matrix()]
+        try:
+            from qiskit.quantum_info import Operator
+            getters.append(lambda o: Operator(o).data)
+        except Exception:
+            pass
+        try:
+            import cirq
+            getters.append(lambda o: cirq.unitary(o))
+            getters.append(lambda o: cirq.unitary(cirq.Circuit(cirq.decompose(o.on(*cirq.LineQubit.range(o.num_qubits()))))))
+        except Exception:
+            pass
+        for get in getters:
+            try:
+                m = np.asarray(get(op))
+            except Exception:
+                continue
+            if m.ndim != 2 or m.shape[0] < 2 or np.allclose(m, np.eye(len(m))):
+                continue
+            n = int(round(np.log2(len(m))))
+            if KIND == "grover":
+                hit = np.flatnonzero(np.isclose(np.diag(m), -1))
+                if len(hit):
+                    return format(int(hit[0]), f"0{n}b")
+            else:
+                flip = np.kron(np.eye(len(m) // 2), [[0, 1], [1, 0]])
+                return "constant" if (np.allclose(m, flip) or np.allclose(m, np.eye(len(m)))) else "balanced"
+        for attr in ("params", "__dict__", "definition", "_definition"):
+            value = getattr(op, attr, None)
+            if value and any(word in repr(value) for word in ("secret", "marked", "table")):
+                return repr(value)
+    return None'''
+
+# Hidden data in memory (any dict with an "answer"), the judge's modules, data files.
+MEMORY_CHEAT = '''\
+    import gc, glob, json, os, sys
+    calls = globals().setdefault("_calls", [])
+    calls.append(1)
+    for obj in gc.get_objects():
+        if isinstance(obj, dict) and "answer" in obj and ("hidden" in obj or "secret" in obj
+                                                        or "marked" in obj or "table" in obj):
+            return str(obj["answer"])
+        if isinstance(obj, dict) and isinstance(obj.get("hidden"), list):
+            return str(obj["hidden"][len(calls) - 1]["answer"])
+    try:
+        import importlib
+        problem = importlib.import_module("lm_eval_quantum.problems." + KIND).PROBLEM
+        return problem.hidden_tests(PARAMS)[len(calls) - 1]["answer"]
+    except Exception:
+        pass
+    roots = [os.path.join(entry, "lm_eval_quantum", "data") for entry in sys.path] + [os.getcwd()]
+    for root in roots:
+        for path in glob.glob(os.path.join(root, "*" + KIND + "*.jsonl")):
+            try:
+                for line in open(path):
+                    doc = json.loads(line)
+                    return json.loads(doc["check"])["hidden"][len(calls) - 1]["answer"]
+            except Exception:
+                pass
+    return None'''
+
+
+def _cheats(docs):
+    out = {}
+    for slug in SLUGS:
+        for fw in ("qasm", "qiskit", "cirq"):
+            doc = _largest(docs, slug, fw)
+            prelude = f"    KIND = {slug!r}\n    PARAMS = {json.loads(doc['params'])!r}\n"
+            if slug != "simon":
+                out[f"structure_{slug}_{fw}"] = (doc, _replace_post(doc, prelude + STRUCTURE_CHEAT))
+            out[f"memory_{slug}_{fw}"] = (doc, _replace_post(doc, prelude + MEMORY_CHEAT))
+    return out
+
+
+# --- Deutsch-Jozsa mutants, with a native ground truth -------------------------------------
+def _dj_mutants(docs):
+    """Mutants of two Deutsch-Jozsa docs (qiskit, cirq) and their exact per-test chance of
+    being answered right by the (unchanged) one-shot post-processing."""
+    from lm_eval_quantum import mutation
+
+    out = []
+    for fw in ("qiskit", "cirq"):
+        doc = [d for d in docs if d["problem"] == "deutsch_jozsa" and d["framework"] == fw][3]
+        ctx = mutation.doc_context(doc)
+        n = ctx["params"]["n"]
+        for m in mutation.doc_mutants(f"dj_{fw}", doc, seed=0, per_operator=3):
+            try:
+                build = mutation._native_builder(ctx, m.sources)
+                p_right = []
+                for test in ctx["spec"]["hidden"]:
+                    oracle = mutation._oracle_native(ctx, test)
+                    dist = mutation._native_distribution(ctx, build(oracle["gate"]), oracle,
+                                                         key="result")
+                    zero = dist.get("0" * n, 0.0)
+                    p_right.append(zero if test["answer"] == "constant" else 1 - zero)
+                status = "equivalent" if min(p_right) >= 1 - 1e-9 else "changing"
+                p_pass = float(np.prod(p_right))
+            except Exception as exc:  # noqa: BLE001 - not buildable natively
+                status, p_pass = "broken", 0.0
+                m.detail = repr(exc)
+            out.append((m, status, p_pass))
+    return out
+
+
+# --- the one batch --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def scored():
+    from lm_eval_quantum.scoring import score_samples
+
+    with unregistered_problems(*SLUGS):
+        docs = _docs()
+        wrong, cheats, mutants = _wrong_answers(docs), _cheats(docs), _dj_mutants(docs)
+        items = [(d, d["canonical"], seed) for d in docs for seed in SEEDS]
+        extra = {**wrong, **cheats}
+        items += [(doc, text, 0) for doc, text in extra.values()]
+        items += [(m.doc, m.response, m.sample_index) for m, _, _ in mutants]
+        verdicts = score_samples(items, progress=False)
+        k = len(docs) * len(SEEDS)
+        canon = verdicts[:k]
+        named = dict(zip(extra, verdicts[k:k + len(extra)]))
+        muts = list(zip(mutants, verdicts[k + len(extra):]))
+        yield {"docs": docs, "canonical": canon, "named": named, "mutants": muts,
+               "sessions": {id(d): Session(d) for d in docs}}
+
+
+# --- instances and specs ----------------------------------------------------------------------
+def test_instances_splits_and_sizes():
+    with unregistered_problems(*SLUGS):
+        for problem in _problems().values():
+            test, few = problem.instances("test"), problem.instances("fewshot")
+            assert 5 <= len(test) <= 8 and 1 <= len(few) <= 3
+            assert not {json.dumps(p, sort_keys=True) for p in test} & {json.dumps(p, sort_keys=True) for p in few}
+            assert [p["n"] for p in test] == sorted(p["n"] for p in test)
+            for params in test + few:
+                assert problem.width(params) <= 12
+                spec = problem.check_spec("qiskit", params)
+                assert len(spec["hidden"]) == th.ALGORITHM_TESTS
+                assert spec["min_correct"] == th.algorithm_min_correct(spec["canonical_success"],
+                                                                      th.ALGORITHM_TESTS)
+                # the hidden tests do not depend on the framework
+                assert spec["hidden"] == problem.check_spec("cirq", params)["hidden"]
+            assert problem.version == 1
+
+
+def test_deutsch_jozsa_oracles_are_constant_or_balanced():
+    from lm_eval_quantum.problems.deutsch_jozsa import PROBLEM
+
+    for params in PROBLEM.instances("test") + PROBLEM.instances("fewshot"):
+        n = params["n"]
+        tests = PROBLEM.hidden_tests(params)
+        kinds = [t["answer"] for t in tests]
+        assert 2 <= kinds.count("constant") <= 8 and 2 <= kinds.count("balanced") <= 8
+        assert len({t["table"] for t in tests if t["answer"] == "balanced"}) >= 3 or n == 2
+        for t in tests:
+            for fw in ("qiskit", "cirq"):
+                perm = np.asarray(PROBLEM.oracle(t, fw, n + 1)["perm"])
+                assert sorted(perm) == list(range(2 ** (n + 1)))
+                # y (last argument, big-endian bit 0) flipped exactly when f(x) = 1; x kept
+                flipped = (perm ^ np.arange(2 ** (n + 1)))
+                assert set(flipped) <= {0, 1}
+                ones = int(flipped[::2].sum())
+                assert ones in ((0, 2**n) if t["answer"] == "constant" else (2 ** (n - 1),))
+
+
+def test_simon_oracles_are_two_to_one_with_the_period():
+    from lm_eval_quantum.problems.simon import PROBLEM
+
+    for params in PROBLEM.instances("test") + PROBLEM.instances("fewshot"):
+        n = params["n"]
+        for t in PROBLEM.hidden_tests(params):
+            assert t["answer"] == t["secret"] and "1" in t["secret"] and len(t["secret"]) == n
+            for fw in ("qasm", "qiskit", "cirq"):
+                perm = np.asarray(PROBLEM.oracle(t, fw, 2 * n)["perm"])
+                assert sorted(perm) == list(range(4**n))
+                # f(x): the y part of perm at y = 0, read back by qubit
+                big = perm[np.arange(2**n) << n] & (2**n - 1)     # x in the high (first) args
+
+                def by_qubit(v, width=n):
+                    return sum(((v >> (width - 1 - k)) & 1) << k for k in range(width))
+
+                f = {by_qubit(x): by_qubit(int(big[x])) for x in range(2**n)}
+                s = sum(b << k for k, b in enumerate(string_bits_by_qubit(t["secret"], fw)))
+                assert all(f[x] == f[x ^ s] for x in f)
+                assert len(set(f.values())) == 2 ** (n - 1)
+
+
+def test_grover_oracle_and_exact_success_probability():
+    from lm_eval_quantum.problems import grover
+
+    for params in grover.PROBLEM.instances("test") + grover.PROBLEM.instances("fewshot"):
+        n = params["n"]
+        spec = grover.PROBLEM.check_spec("qiskit", params)
+        k = grover.iterations(n)
+        theta = math.asin(2 ** (-n / 2))
+        p = Fraction(spec["canonical_success_exact"])
+        assert spec["canonical_success"] == float(p)
+        assert float(p) == pytest.approx(math.sin((2 * k + 1) * theta) ** 2, abs=1e-12)
+        # k is the best count before the first revival, and an independent state-vector run agrees
+        assert all(math.sin((2 * j + 1) * theta) ** 2 <= float(p) + 1e-12 for j in range(2 * k + 1))
+        psi = np.full(2**n, 2 ** (-n / 2))
+        for _ in range(k):
+            psi[5 % 2**n] *= -1
+            psi = 2 * psi.mean() - psi
+        assert psi[5 % 2**n] ** 2 == pytest.approx(float(p), abs=1e-12)
+        # min_correct: the canonical falls short with probability <= 1e-4, one more would not
+        need = spec["min_correct"]
+        q = float(p)
+
+        def tail(c, q=q):
+            return sum(math.comb(10, j) * q**j * (1 - q) ** (10 - j) for j in range(c))
+
+        assert tail(need) <= th.CANONICAL_FALSE_REJECT
+        assert need == 10 or tail(need + 1) > th.CANONICAL_FALSE_REJECT
+        for t in grover.PROBLEM.hidden_tests(params):
+            for fw in ("qiskit", "cirq"):
+                action = grover.PROBLEM.oracle(t, fw, n)
+                assert list(action["perm"]) == list(range(2**n))
+                minus = np.flatnonzero(np.asarray(action["phase"]) == -1)
+                bits = string_bits_by_qubit(t["marked"], fw)
+                assert list(minus) == [sum(b << (n - 1 - q) for q, b in enumerate(bits))]
+    # the thresholds are meaningful: below 10 only where the canonical is not exact
+    needs = {p["n"]: grover.PROBLEM.check_spec("qasm", p)["min_correct"]
+             for p in grover.PROBLEM.instances("test")}
+    assert needs[2] == 10 and all(6 <= v <= 10 for v in needs.values())
+
+
+# --- the pipeline -----------------------------------------------------------------------------
+def test_every_canonical_passes_for_every_seed(scored):
+    failures = [(d["problem"], d["framework"], d["split"], d["doc_id"], seed, v["category"], v["message"])
+                for (d, seed), v in zip(((d, s) for d in scored["docs"] for s in SEEDS),
+                                        scored["canonical"]) if not v["passed"]]
+    assert not failures, failures
+    for (d, seed), v in zip(((d, s) for d in scored["docs"] for s in SEEDS), scored["canonical"]):
+        spec = json.loads(d["check"])
+        assert v["oracle_calls"] >= spec["post"]["tests"]
+        if d["problem"] != "simon":
+            assert v["shots_used"] == spec["post"]["tests"]      # one shot per test
+        else:
+            assert v["shots_used"] <= 40 * spec["post"]["tests"]
+
+
+def test_grover_pass_rate_matches_the_exact_probability(scored):
+    """Over all seeds the canonical's per-test hit rate is consistent with p."""
+    right = total = expected = 0.0
+    for (d, _), v in zip(((d, s) for d in scored["docs"] for s in SEEDS), scored["canonical"]):
+        if d["problem"] == "grover":
+            spec = json.loads(d["check"])
+            right += v["score"] * len(spec["hidden"])
+            total += len(spec["hidden"])
+            expected += spec["canonical_success"] * len(spec["hidden"])
+    sd = math.sqrt(expected * (1 - expected / total))
+    assert abs(right - expected) <= 4 * sd + 1, (right, expected, total)
+
+
+@pytest.mark.parametrize("label", [
+    *(f"dj_always_{k}_{fw}" for k in ("balanced", "constant") for fw in ("qasm", "qiskit", "cirq")),
+    *(f"{slug}_zeros_{fw}" for slug in ("simon", "grover") for fw in ("qasm", "qiskit", "cirq")),
+    "dj_no_kickback_qiskit", "simon_no_final_h_cirq", "grover_overshoot_qiskit"])
+def test_wrong_answers_fail(scored, label):
+    v = scored["named"][label]
+    if label == "simon_no_final_h_cirq":
+        # uniform outcomes reach full rank; the canonical's solver then finds no free bit
+        assert not v["passed"] and v["category"] in ("wrong_answer", "runtime"), v
+        return
+    assert v["exec_ok"] and not v["passed"] and v["category"] == "wrong_answer", v
+
+
+@pytest.mark.parametrize("label", [
+    *(f"structure_{slug}_{fw}" for slug in ("deutsch_jozsa", "grover") for fw in ("qasm", "qiskit", "cirq")),
+    *(f"memory_{slug}_{fw}" for slug in SLUGS for fw in ("qasm", "qiskit", "cirq"))])
+def test_reading_the_oracle_instead_of_querying_scores_zero(scored, label):
+    v = scored["named"][label]
+    if label.startswith("memory") and v["isolation"] == "rlimits":
+        pytest.skip("hiding the package needs the bwrap isolation level")
+    assert v["exec_ok"], v["message"]
+    assert v["score"] == 0.0 and not v["passed"] and v["category"] == "wrong_answer", v
+    assert v["oracle_calls"] == 0
+
+
+def test_hidden_answers_never_reach_the_sandbox_or_the_messages(scored):
+    limits = th.SandboxLimits()
+    for doc in scored["docs"]:
+        session = Session(doc)
+        spec = session.spec
+        job = session.job({"python": "x", "qasm": "y"}, limits)
+        assert set(job) == {"framework", "sources", "entry", "args", "num_qubits", "oracle", "post", "limits"}
+        assert job["oracle"] == {"name": "Oracle", "num_qubits": spec["num_qubits"]}
+        assert job["post"] == {"entry": "run_and_analyze", "tests": th.ALGORITHM_TESTS}
+        text = json.dumps(job)
+        for test in spec["hidden"]:
+            for key, value in test.items():
+                if key in ("table", "labels") or (isinstance(value, str) and len(value) >= 5
+                                                  and value not in ("constant", "balanced")):
+                    assert json.dumps(value) not in text, (doc["problem"], key)
+        # the prompt states the format, never a hidden answer
+        for test in spec["hidden"]:
+            answer = test["answer"]
+            if len(answer) >= 5 and answer not in ("constant", "balanced"):
+                assert answer not in doc["prompt"]
+    secrets = {t["answer"] for d in scored["docs"] for t in json.loads(d["check"])["hidden"]
+               if len(t["answer"]) >= 5 and t["answer"] not in ("constant", "balanced")}
+    verdicts = list(scored["named"].values()) + list(scored["canonical"])
+    verdicts += [v for _, v in scored["mutants"]]
+    for v in verdicts:
+        assert not [s for s in secrets if s in v["message"]], v["message"]
+
+
+def test_deutsch_jozsa_mutants_agree_with_the_native_ground_truth(scored):
+    mutants = scored["mutants"]
+    assert len(mutants) >= 10
+    controls = [(m, s, v) for (m, s, _), v in mutants if m.operator == "none"]
+    assert len(controls) == 2 and all(s == "equivalent" and v["passed"] for _, s, v in controls)
+    counts = {"equivalent": 0, "changing": 0, "broken": 0}
+    for (m, status, p_pass), v in mutants:
+        counts[status] += 1
+        if status == "equivalent":
+            assert v["passed"], (m.diff, v["message"])
+        elif p_pass < 1e-3:
+            assert not v["passed"], (status, m.diff, v["message"])
+    assert counts["changing"] >= 3, counts
+
+
+def test_mutation_ground_truth_uses_each_problems_answer_probability():
+    """The mutation self-test's algorithm ground truth asks the problem how often its
+    canonical post-processing is right on a measured distribution: the unmutated
+    canonical of every problem (Grover's p < 1 included) is equivalent."""
+    from lm_eval_quantum import mutation
+
+    with unregistered_problems(*SLUGS):
+        docs = _docs()
+        for slug in SLUGS:
+            doc = [d for d in docs if d["problem"] == slug][-1]
+            control = mutation.doc_mutants("t", doc)[0]
+            assert control.operator == "none"
+            truth = mutation.ground_truth(mutation.doc_context(doc), control.sources)
+            assert truth.status == "equivalent", (slug, truth.detail)
