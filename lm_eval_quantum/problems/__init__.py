@@ -201,6 +201,13 @@ def qasm_controlled(gate: str, controls: list[int], target: int, values=None) ->
     return flips + [f"{name} {operands};"] + flips
 
 
+def qasm_phase_flip(bits: list[int]) -> list[str]:
+    """OpenQASM lines multiplying the basis state with these qubit values by -1."""
+    n = len(bits)
+    flips = [f"x q[{k}];" for k in range(n) if not bits[k]]
+    return flips + qasm_controlled("z", list(range(n - 1)), n - 1) + flips
+
+
 def basis_unitary(num_qubits: int, framework: str, action):
     """The matrix, in `framework`'s bitstring basis, of a map of basis states:
     `action(bits) -> (new_bits, phase)` with bits[k] the value of qubit k."""

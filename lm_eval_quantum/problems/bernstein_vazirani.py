@@ -113,15 +113,20 @@ class BernsteinVazirani(Problem):
     def canonical(self, framework, params):
         n = params["n"]
         if framework == "qasm":
-            qs = ", ".join(f"q[{i}]" for i in range(n + 1))
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{n + 1}] q;",
-                                   f"x q[{n}];"]
-            lines += [f"h q[{i}];" for i in range(n + 1)]
-            lines.append(f"Oracle {qs};")
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
-            return {"qasm": "\n".join(lines), "python": QASM_POST}
+            return {"qasm": kickback_qasm(n), "python": QASM_POST}
         return {"python": CODE[framework]}
+
+
+def kickback_qasm(n: int) -> str:
+    """Inputs in |+>, output in |->, one Oracle query, Hadamards, measure the inputs
+    (the quantum part of Bernstein-Vazirani and Deutsch-Jozsa)."""
+    qs = ", ".join(f"q[{i}]" for i in range(n + 1))
+    lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{n + 1}] q;", f"x q[{n}];"]
+    lines += [f"h q[{i}];" for i in range(n + 1)]
+    lines.append(f"Oracle {qs};")
+    lines += [f"h q[{i}];" for i in range(n)]
+    lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
+    return "\n".join(lines)
 
 
 QASM_POST = '''\

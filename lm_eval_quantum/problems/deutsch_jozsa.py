@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, Problem, seeded_rng
+from . import Problem, seeded_rng
+from .bernstein_vazirani import kickback_qasm
 
 CONSTANT, BALANCED = "constant", "balanced"
 # Kinds of the hidden tests of one doc: both answers occur several times, so a
@@ -155,14 +156,7 @@ class DeutschJozsa(Problem):
     def canonical(self, framework, params):
         n = params["n"]
         if framework == "qasm":
-            qs = ", ".join(f"q[{i}]" for i in range(n + 1))
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{n + 1}] q;",
-                                   f"x q[{n}];"]
-            lines += [f"h q[{i}];" for i in range(n + 1)]
-            lines.append(f"Oracle {qs};")
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
-            return {"qasm": "\n".join(lines), "python": QASM_POST}
+            return {"qasm": kickback_qasm(n), "python": QASM_POST}
         return {"python": CODE[framework]}
 
 

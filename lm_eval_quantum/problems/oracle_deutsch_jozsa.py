@@ -6,8 +6,8 @@ qubit n), with f given as its truth table.  The whole unitary is checked.
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
 from ..judge.conventions import LITTLE_ENDIAN
+from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
 
 
 def input_value(bits: list[int], framework: str) -> int:

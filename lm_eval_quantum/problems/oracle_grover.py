@@ -6,7 +6,7 @@ up to a global phase, so the relative phase of the marked state matters.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
+from . import QASM_HEADER, Problem, basis_unitary, qasm_phase_flip, seeded_rng
 
 
 class OracleGrover(Problem):
@@ -44,8 +44,7 @@ class OracleGrover(Problem):
         if framework == "qasm":
             w = string_bits_by_qubit(params["w"], framework)
             lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n}] q;"]
-            flips = [f"x q[{k}];" for k in range(n) if not w[k]]
-            lines += flips + qasm_controlled("z", list(range(n - 1)), n - 1) + flips
+            lines += qasm_phase_flip(w)
             return {"qasm": "\n".join(lines)}
         return {"python": CODE[framework]}
 

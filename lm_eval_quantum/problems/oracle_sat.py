@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
+from . import QASM_HEADER, Problem, basis_unitary, qasm_phase_flip, seeded_rng
 
 
 def satisfied(clauses, bits) -> bool:
@@ -88,8 +87,7 @@ class OracleSAT(Problem):
             lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n + a}] q;"]
             for bits in itertools.product((0, 1), repeat=n):
                 if satisfied(params["clauses"], bits):
-                    flips = [f"x q[{k}];" for k in range(n) if not bits[k]]
-                    lines += flips + qasm_controlled("z", list(range(n - 1)), n - 1) + flips
+                    lines += qasm_phase_flip(list(bits))
             return {"qasm": "\n".join(lines)}
         return {"python": CODE[framework]}
 
