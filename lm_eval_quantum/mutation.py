@@ -1014,6 +1014,9 @@ def truth_algorithm(ctx, sources) -> Truth:
         if key not in p_of:
             oracle = _oracle_native(ctx, test)
             dist = _native_distribution(ctx, build(oracle["gate"]), oracle, key="result")
+            if canonical == 1.0:   # the judge samples deterministic algorithms uniformly
+                possible = [k for k, p in dist.items() if p >= th.SUPPORT_FLOOR]
+                dist = {k: 1.0 / len(possible) for k in possible}
             p_of[key] = ctx["problem"].answer_probability(dist, test, ctx["framework"])
     p_right = [p_of[json.dumps(t, sort_keys=True)] for t in tests]
     worst = min(p_right)

@@ -25,6 +25,13 @@ CANONICAL_FALSE_REJECT = 1e-4
 # right with probability <= 1/2 (e.g. one measured bit left random) passes all
 # of them with probability <= 2^-10 ~ 1e-3, where three tests would give 1/8.
 ALGORITHM_TESTS = 10
+# Deterministic algorithms (canonical success probability exactly 1) must answer
+# right on EVERY outcome their circuit can produce, so the oracle service draws
+# their counts uniformly from the outcomes of probability >= this floor rather
+# than from the exact distribution: a circuit that is wrong 1% of the time is
+# then caught on almost every test instead of passing by luck.  The floor is the
+# fidelity tolerance: rounding error of a correct circuit stays orders below it.
+SUPPORT_FLOOR = 1e-6
 
 # Distribution checks (exact mode): total variation distance between the exact
 # output distributions.  Float64 simulation error is ~1e-12; any genuinely

@@ -51,7 +51,9 @@ def build_check_doc() -> dict[str, str]:
         "unitary": f"process fidelity >= 1 - {th.PROCESS_FIDELITY_EPS:g} (global phase free)",
         "algorithm": "at least `min_correct` of the hidden tests answered right; `min_correct` is the "
                      "largest count the canonical (exact per-test success probability p) misses "
-                     f"with probability <= {th.CANONICAL_FALSE_REJECT:g}",
+                     f"with probability <= {th.CANONICAL_FALSE_REJECT:g}; when p = 1 the oracle service "
+                     "draws counts uniformly from every possible outcome (probability >= "
+                     f"{th.SUPPORT_FLOOR:g}), so the answer must be right on all of them",
         "distribution": f"exact TVD <= {th.DISTRIBUTION_TVD_EPS:g}; the sampled protocol's statistic is "
                         "reported next to it (its threshold keeps the canonical's false-reject rate "
                         f"<= {th.CANONICAL_FALSE_REJECT:g}: `false reject` is that rate measured on an "

@@ -3,7 +3,9 @@
 A `Session` is created per (doc, sample).  It builds the sandbox job (which
 never contains hidden data), answers the candidate's simulator requests by
 plugging in the hidden oracle of the requested test (exact simulation, counts
-sampled with a generator seeded from the sample's key, shots metered), and
+sampled with a generator seeded from the sample's key, shots metered; for a
+deterministic algorithm uniformly from every outcome that can occur, see
+thresholds.SUPPORT_FLOOR), and
 turns what came back into a verdict.  Nothing the candidate sends is trusted:
 every message is validated, and the candidate can neither claim success nor
 claim an infrastructure fault.
@@ -104,6 +106,10 @@ class Session:
             dist = simulate.measurement_distribution(circuit, oracle=oracle)
         except (WireError, simulate.SimulationError) as exc:
             return {"error": str(exc)}
+        if self.spec.get("canonical_success", 1.0) == 1.0:
+            # a deterministic algorithm must be right on every possible outcome
+            possible = [k for k, p in dist.items() if p >= th.SUPPORT_FLOOR]
+            dist = {k: 1.0 / len(possible) for k in possible}
         self.shots[test] = used
         self.requests += 1
         rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])

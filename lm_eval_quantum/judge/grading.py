@@ -17,7 +17,9 @@ Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
   ending in |0>.
 * algorithm (hidden, min_correct, canonical_success): the post-processing answers
   >= min_correct hidden tests right; min_correct comes from the canonical's exact
-  per-test success probability (`thresholds.algorithm_min_correct`).
+  per-test success probability (`thresholds.algorithm_min_correct`); when that
+  probability is 1, the oracle service draws counts uniformly from every possible
+  outcome, so the answer must be right on all of them (`thresholds.SUPPORT_FLOOR`).
 * distribution (protocol "exact" | "sampled", sampled): exact TVD <=
   DISTRIBUTION_TVD_EPS, or the N-shot statistic <= its calibrated threshold.
 * variational (optimum, reference, sense "max" | "min"): the objective is within
