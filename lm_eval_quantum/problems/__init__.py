@@ -160,6 +160,91 @@ class Problem:
         }
 
 
+class OracleAlgorithm(Problem):
+    """Algorithm design with a black-box `Oracle` gate served by the judge.
+
+    The candidate's circuit applies the opaque oracle on a*n + b qubits
+    (`oracle_size = (a, b)`, the whole circuit) and measures qubit i into clbit i
+    for the first n = `params["n"]` qubits; its
+    `run_and_analyze(circuit, simulator)` runs once per hidden test.  Subclasses
+    define `statement`, `hidden_tests`, `oracle(test, framework, num_args)` and,
+    when the canonical algorithm can fail, `canonical_success(params)`.
+    """
+
+    frameworks = ("qasm", "qiskit", "cirq")   # PennyLane has no opaque oracle gate yet
+    check = "algorithm"
+    oracle_size = (1, 1)     # n + 1 qubits
+
+    def width(self, params):
+        a, b = self.oracle_size
+        return a * params["n"] + b
+
+    def _width_expr(self) -> str:
+        a, b = self.oracle_size
+        return " + ".join(t for t in ("n" if a == 1 else f"{a} * n", str(b) if b else "") if t)
+
+    def instances(self, split):
+        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
+
+    def signature(self, framework, params):
+        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
+        return f"build_circuit(n: int, oracle: {kind})"
+
+    def canonical_success(self, params):
+        """The canonical algorithm's exact probability of answering one test right."""
+        return 1.0
+
+    def format_rule(self, framework, params):
+        w, m, expr = self.width(params), params["n"], self._width_expr()
+        if framework == "qasm":
+            return f"""
+            Answer with two code blocks. First, one complete OpenQASM 3.0 program in a
+            ```qasm block: `OPENQASM 3.0;`, `include "stdgates.inc";`, `include "oracle.inc";`
+            (which provides the gate `Oracle` on {w} qubits), `bit[{m}] c;`,
+            `qubit[{w}] q;`, apply `Oracle q[0], ..., q[{w - 1}];` and measure q[i] into c[i]
+            for i = 0..{m - 1}. You may also `include "customgates.inc";` for the
+            multi-controlled gates `c<k>x`, `c<k>z` and `c<k>p(lambda)` (k = 2..12 controls
+            first, target last). Second, a ```python block defining
+            `run_and_analyze(circuit, simulator) -> str`; the circuit is your program loaded
+            as a qiskit QuantumCircuit, and `simulator.run(circuit, shots=k).result().get_counts()`
+            returns Qiskit-style counts (clbit 0 is the rightmost character). Do not transpile.
+            """
+        if framework == "qiskit":
+            return f"""
+            Answer with Python code in a single ```python code block that defines
+            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which appends the given
+            opaque `oracle` gate with `qc.append(oracle, range({expr}))` (at every oracle call)
+            on a circuit of {expr} = {w} qubits and measures qubit i into classical bit i for
+            i < n, and `run_and_analyze(circuit, simulator) -> str`, where
+            `simulator.run(circuit, shots=k).result().get_counts()` returns Qiskit-style
+            counts (clbit 0 is the rightmost character). Do not transpile.
+            """
+        return f"""
+        Answer with Python code in a single ```python code block that imports cirq and
+        defines `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies
+        the given opaque gate as `oracle.on(*q)` (at every oracle call) with
+        `q = cirq.LineQubit.range({expr})` ({w} qubits) and measures q[0..{m - 1}], and
+        `run_and_analyze(circuit, simulator) -> str`, where
+        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
+        """
+
+    def check_spec(self, framework, params):
+        from fractions import Fraction
+
+        from .. import thresholds as th
+
+        spec = super().check_spec(framework, params)
+        spec["oracle"] = {"name": "Oracle", "num_qubits": self.width(params)}
+        spec["hidden"] = self.hidden_tests(params)
+        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
+        p = self.canonical_success(params)
+        spec["canonical_success"] = float(p)
+        if isinstance(p, Fraction):
+            spec["canonical_success_exact"] = f"{p.numerator}/{p.denominator}"
+        spec["min_correct"] = th.algorithm_min_correct(float(p), len(spec["hidden"]))
+        return spec
+
+
 def get_problem(slug: str) -> Problem:
     if slug not in PROBLEM_MODULES:
         raise KeyError(f"unknown problem '{slug}'; known: {', '.join(PROBLEM_MODULES)}")

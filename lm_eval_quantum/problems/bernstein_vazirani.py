@@ -11,23 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, OracleAlgorithm, seeded_rng
 
 
-class BernsteinVazirani(Problem):
+class BernsteinVazirani(OracleAlgorithm):
     slug = "bernstein_vazirani"
     title = "Bernstein-Vazirani algorithm"
-    frameworks = ("qasm", "qiskit", "cirq")
-    check = "algorithm"
     version = 3  # v2: ten hidden tests, pass count from the exact success probability;
     # v3: counts drawn uniformly from the possible outcomes (deterministic algorithm)
     test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
 
-    def instances(self, split):
-        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
-
-    def width(self, params):
-        return params["n"] + 1
 
     def statement(self, params):
         n = params["n"]
@@ -43,54 +36,6 @@ class BernsteinVazirani(Problem):
         Use as few shots as the algorithm needs.
         """
 
-    def signature(self, framework, params):
-        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
-        return f"build_circuit(n: int, oracle: {kind})"
-
-    def format_rule(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            return f"""
-            Answer with two code blocks. First, one complete OpenQASM 3.0 program in a
-            ```qasm block: `OPENQASM 3.0;`, `include "stdgates.inc";`, `include "oracle.inc";`
-            (which provides the gate `Oracle` on {n + 1} qubits), `bit[{n}] c;`,
-            `qubit[{n + 1}] q;`, apply `Oracle q[0], ..., q[{n}];` and measure q[i] into c[i].
-            Second, a ```python block defining `run_and_analyze(circuit, simulator) -> str`;
-            the circuit is your program loaded as a qiskit QuantumCircuit, and
-            `simulator.run(circuit, shots=k).result().get_counts()` returns Qiskit-style
-            counts (clbit 0 is the rightmost character). Do not transpile.
-            """
-        if framework == "qiskit":
-            return f"""
-            Answer with Python code in a single ```python code block that defines
-            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which appends the given
-            opaque `oracle` gate with `qc.append(oracle, range(n + 1))` on a circuit of
-            n + 1 = {n + 1} qubits and measures qubit i into classical bit i, and
-            `run_and_analyze(circuit, simulator) -> str`, where
-            `simulator.run(circuit, shots=k).result().get_counts()` returns Qiskit-style
-            counts (clbit 0 is the rightmost character). Do not transpile.
-            """
-        return f"""
-        Answer with Python code in a single ```python code block that imports cirq and
-        defines `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies
-        the given opaque gate as `oracle.on(*q)` with `q = cirq.LineQubit.range(n + 1)`
-        ({n + 1} qubits), and `run_and_analyze(circuit, simulator) -> str`, where
-        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
-        """
-
-    def entry_args(self, params):
-        return [params["n"]]
-
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["oracle"] = {"name": "Oracle", "num_qubits": n + 1}
-        spec["hidden"] = self.hidden_tests(params)
-        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
-        # BV is deterministic: the ideal circuit measures s with probability exactly 1.
-        spec["canonical_success"] = 1.0
-        spec["min_correct"] = th.algorithm_min_correct(1.0, len(spec["hidden"]))
-        return spec
 
     def hidden_tests(self, params):
         """th.ALGORITHM_TESTS nonzero secrets: distinct while there are enough, then cycling."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import Problem, seeded_rng
+from . import OracleAlgorithm, seeded_rng
 from .bernstein_vazirani import kickback_qasm
 
 CONSTANT, BALANCED = "constant", "balanced"
@@ -32,19 +32,12 @@ def table_values(hex_table: str, n: int) -> np.ndarray:
     return np.array([(value >> x) & 1 for x in range(2**n)], dtype=np.int64)
 
 
-class DeutschJozsa(Problem):
+class DeutschJozsa(OracleAlgorithm):
     slug = "deutsch_jozsa"
     title = "Deutsch-Jozsa algorithm"
-    frameworks = ("qasm", "qiskit", "cirq")
-    check = "algorithm"
     version = 1
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
 
-    def instances(self, split):
-        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
-
-    def width(self, params):
-        return params["n"] + 1
 
     def statement(self, params):
         n = params["n"]
@@ -60,56 +53,6 @@ class DeutschJozsa(Problem):
         `simulator.run(...)` and returns exactly "constant" or "balanced" (lower case).
         Shots are counted; use no more than the algorithm needs.
         """
-
-    def signature(self, framework, params):
-        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
-        return f"build_circuit(n: int, oracle: {kind})"
-
-    def format_rule(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            return f"""
-            Reply with two code blocks. The first is a ```qasm block holding one complete
-            OpenQASM 3.0 program that starts with `OPENQASM 3.0;`, `include "stdgates.inc";`
-            and `include "oracle.inc";` (the include defines the gate `Oracle` on {n + 1}
-            qubits), declares `bit[{n}] c;` and `qubit[{n + 1}] q;`, calls
-            `Oracle q[0], ..., q[{n}];` and measures q[i] into c[i] for i = 0..{n - 1}. The
-            second is a ```python block defining `run_and_analyze(circuit, simulator) -> str`;
-            `circuit` is your program loaded as a qiskit QuantumCircuit, and
-            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
-            (clbit 0 is the rightmost character). Do not transpile.
-            """
-        if framework == "qiskit":
-            return f"""
-            Reply with Python code in a single ```python block defining
-            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which builds a circuit on
-            n + 1 = {n + 1} qubits with n classical bits, inserts the opaque gate it receives
-            with `qc.append(oracle, range(n + 1))` and measures qubit i into classical bit i
-            (i < n), and `run_and_analyze(circuit, simulator) -> str`, where
-            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
-            (clbit 0 is the rightmost character). Do not transpile.
-            """
-        return f"""
-        Reply with Python code in a single ```python block that imports cirq and defines
-        `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies the opaque
-        gate it receives as `oracle.on(*q)` with `q = cirq.LineQubit.range(n + 1)`
-        ({n + 1} qubits) and measures the input qubits, and
-        `run_and_analyze(circuit, simulator) -> str`, where
-        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
-        """
-
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["oracle"] = {"name": "Oracle", "num_qubits": n + 1}
-        spec["hidden"] = self.hidden_tests(params)
-        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
-        # Deterministic: after H^n, U_f (target in |->) and H^n, the input register is
-        # |0...0> with probability |2^-n sum_x (-1)^f(x)|^2 = 1 (constant) or 0 (balanced),
-        # so one shot decides every test.
-        spec["canonical_success"] = 1.0
-        spec["min_correct"] = th.algorithm_min_correct(1.0, len(spec["hidden"]))
-        return spec
 
     def hidden_tests(self, params):
         """ALGORITHM_TESTS functions: N_CONSTANT constant (f = 0 and f = 1 alternating),

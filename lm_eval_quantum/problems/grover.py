@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, OracleAlgorithm, seeded_rng
 
 
 def iterations(n: int) -> int:
@@ -43,27 +43,21 @@ def success_probability(n: int, k: int) -> Fraction:
     return u * u / size
 
 
-class Grover(Problem):
+class Grover(OracleAlgorithm):
     slug = "grover"
     title = "Grover search"
-    frameworks = ("qasm", "qiskit", "cirq")
-    check = "algorithm"
     version = 1
     # n <= 6: Grover needs ~(pi/4) 2^(n/2) rounds of the oracle and an n-qubit
     # multi-controlled Z; the Cirq adapter ships every gate as a matrix, per round and per
     # run, which makes larger n slow to score.  The few-shot docs reuse small sizes with
     # other seeds (other marked states).
     test_sizes, fewshot_sizes = range(2, 7), (3, 4)
+    oracle_size = (1, 0)
 
-    def instances(self, split):
-        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
-
-    def width(self, params):
-        return params["n"]
 
     def statement(self, params):
         n = params["n"]
-        need = self.threshold(params)[1]
+        need = th.algorithm_min_correct(float(self.canonical_success(params)), th.ALGORITHM_TESTS)
         return f"""
         You are given a black-box phase oracle `Oracle` on {n} qubits (qubits 0..{n - 1}, no
         ancilla) that marks exactly one hidden basis state w out of the 2^{n}:
@@ -79,63 +73,9 @@ class Grover(Problem):
         oracles are answered right. Shots are counted; use few.
         """
 
-    def signature(self, framework, params):
-        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
-        return f"build_circuit(n: int, oracle: {kind})"
-
-    def format_rule(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            return f"""
-            Reply with two code blocks. The first is a ```qasm block holding one complete
-            OpenQASM 3.0 program that starts with `OPENQASM 3.0;`, `include "stdgates.inc";`
-            and `include "oracle.inc";` (the include defines the gate `Oracle` on {n}
-            qubits); you may also `include "customgates.inc";`, which defines the
-            multi-controlled gates `c<k>x`, `c<k>z` and `c<k>p(lambda)` for k = 2..12
-            controls (controls first, target last; e.g. `c2z a, b, t;`). Declare
-            `bit[{n}] c;` and `qubit[{n}] q;`, call the oracle as
-            `Oracle q[0], ..., q[{n - 1}];` and measure q[i] into c[i]. The second is a
-            ```python block defining `run_and_analyze(circuit, simulator) -> str`; `circuit`
-            is your program loaded as a qiskit QuantumCircuit, and
-            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
-            (clbit 0 is the rightmost character). Do not transpile.
-            """
-        if framework == "qiskit":
-            return f"""
-            Reply with Python code in a single ```python block defining
-            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which builds a circuit on
-            n = {n} qubits with n classical bits, inserts the opaque gate it receives with
-            `qc.append(oracle, range(n))` at every oracle call and measures qubit i into
-            classical bit i, and `run_and_analyze(circuit, simulator) -> str`, where
-            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
-            (clbit 0 is the rightmost character). Do not transpile.
-            """
-        return f"""
-        Reply with Python code in a single ```python block that imports cirq and defines
-        `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies the opaque
-        gate it receives as `oracle.on(*q)` with `q = cirq.LineQubit.range(n)` ({n} qubits)
-        at every oracle call and measures all qubits, and
-        `run_and_analyze(circuit, simulator) -> str`, where
-        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
-        """
-
-    def threshold(self, params) -> tuple[Fraction, int]:
-        """(exact canonical success probability per test, min_correct)."""
-        p = success_probability(params["n"], iterations(params["n"]))
-        return p, th.algorithm_min_correct(float(p), th.ALGORITHM_TESTS)
-
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["oracle"] = {"name": "Oracle", "num_qubits": n}
-        spec["hidden"] = self.hidden_tests(params)
-        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
-        p, need = self.threshold(params)
-        # the canonical measures once per test: right with probability exactly p
-        spec["canonical_success"] = float(p)
-        spec["canonical_success_exact"] = f"{p.numerator}/{p.denominator}"
-        spec["min_correct"] = need
-        return spec
+    def canonical_success(self, params) -> Fraction:
+        """The canonical measures once per test: right with probability exactly p."""
+        return success_probability(params["n"], iterations(params["n"]))
 
     def hidden_tests(self, params):
         """th.ALGORITHM_TESTS marked strings: distinct while there are enough, then cycling."""

@@ -21,24 +21,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, OracleAlgorithm, seeded_rng
 
 
-class Simon(Problem):
+class Simon(OracleAlgorithm):
     slug = "simon"
     title = "Simon's algorithm"
-    frameworks = ("qasm", "qiskit", "cirq")
-    check = "algorithm"
     version = 1
     # 2n qubits: n <= 6 keeps every simulation at <= 12 qubits.  The few-shot docs reuse
     # sizes of the test split with other seeds (other hidden functions).
     test_sizes, fewshot_sizes = range(2, 7), (3, 4)
+    oracle_size = (2, 0)     # 2n qubits; canonical_success 1: Las Vegas (module docstring)
 
-    def instances(self, split):
-        return [{**p, "seed": 1000 * (split == "fewshot") + p["n"]} for p in super().instances(split)]
-
-    def width(self, params):
-        return 2 * params["n"]
 
     def statement(self, params):
         n = params["n"]
@@ -56,53 +50,6 @@ class Simon(Problem):
         bitstring shows input qubit k). Shots are counted: sample a few at a time until
         the equations determine s.
         """
-
-    def signature(self, framework, params):
-        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
-        return f"build_circuit(n: int, oracle: {kind})"
-
-    def format_rule(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            return f"""
-            Reply with two code blocks. The first is a ```qasm block holding one complete
-            OpenQASM 3.0 program that starts with `OPENQASM 3.0;`, `include "stdgates.inc";`
-            and `include "oracle.inc";` (the include defines the gate `Oracle` on {2 * n}
-            qubits), declares `bit[{n}] c;` and `qubit[{2 * n}] q;`, calls
-            `Oracle q[0], ..., q[{2 * n - 1}];` and measures q[i] into c[i] for
-            i = 0..{n - 1}. The second is a ```python block defining
-            `run_and_analyze(circuit, simulator) -> str`; `circuit` is your program loaded as
-            a qiskit QuantumCircuit, and `simulator.run(circuit, shots=k).result().get_counts()`
-            gives Qiskit-style counts (clbit 0 is the rightmost character). Do not transpile.
-            """
-        if framework == "qiskit":
-            return f"""
-            Reply with Python code in a single ```python block defining
-            `build_circuit(n: int, oracle: Gate) -> QuantumCircuit`, which builds a circuit on
-            2n = {2 * n} qubits with n classical bits, inserts the opaque gate it receives
-            with `qc.append(oracle, range(2 * n))` and measures qubit i into classical bit i
-            (i < n), and `run_and_analyze(circuit, simulator) -> str`, where
-            `simulator.run(circuit, shots=k).result().get_counts()` gives Qiskit-style counts
-            (clbit 0 is the rightmost character). Do not transpile.
-            """
-        return f"""
-        Reply with Python code in a single ```python block that imports cirq and defines
-        `build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit`, which applies the opaque
-        gate it receives as `oracle.on(*q)` with `q = cirq.LineQubit.range(2 * n)`
-        ({2 * n} qubits) and measures the input qubits q[0..{n - 1}], and
-        `run_and_analyze(circuit, simulator) -> str`, where
-        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
-        """
-
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["oracle"] = {"name": "Oracle", "num_qubits": 2 * n}
-        spec["hidden"] = self.hidden_tests(params)
-        spec["post"] = {"entry": "run_and_analyze", "tests": len(spec["hidden"])}
-        spec["canonical_success"] = 1.0   # Las Vegas; see the module docstring
-        spec["min_correct"] = th.algorithm_min_correct(1.0, len(spec["hidden"]))
-        return spec
 
     def hidden_tests(self, params):
         """th.ALGORITHM_TESTS periods (distinct nonzero strings while there are enough,
