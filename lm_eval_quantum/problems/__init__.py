@@ -160,6 +160,36 @@ class Problem:
         }
 
 
+MEASURE_RULE = {
+    "qasm": "Declare `bit[{n}] c;` and measure q[i] into c[i] (e.g. `c = measure q;`).",
+    "qiskit": "Measure qubit i into classical bit i ({n} classical bits), or use `measure_all()`.",
+    "cirq": "End with `cirq.measure(*q, key=\"m\")` over all qubits in order.",
+    "pennylane": "Do not add measurements; the judge reads the probabilities of all wires.",
+}
+
+
+class MeasuredDistribution(Problem):
+    """Output-distribution tasks: the candidate measures every qubit (PennyLane: the
+    judge reads all wires) and `target(params)` is {bitstring: probability}.  The
+    exact distribution decides; each doc also carries the calibrated threshold of
+    the papers' sampled protocol (TVD of `sampled_shots` shots), reported next to it."""
+
+    check = "distribution"
+    sampled_shots = 1000
+
+    def format_rule(self, framework, params):
+        return (super().format_rule(framework, params) + " "
+                + MEASURE_RULE[framework].format(n=self.width(params)))
+
+    def check_spec(self, framework, params):
+        from ..judge.distributions import calibrate
+
+        spec = super().check_spec(framework, params)
+        spec["protocol"] = "exact"
+        spec["sampled"] = calibrate(self.target(params), self.sampled_shots, "tvd")
+        return spec
+
+
 class OracleAlgorithm(Problem):
     """Algorithm design with a black-box `Oracle` gate served by the judge.
 

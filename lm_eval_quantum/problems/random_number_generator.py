@@ -14,22 +14,12 @@ judge's state cap), the family's whole instance space.
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, Problem
-
-SAMPLED_SHOTS = 1000
-
-MEASURE_RULE = {
-    "qasm": "Declare `bit[{n}] c;` and measure q[i] into c[i] (e.g. `c = measure q;`).",
-    "qiskit": "Measure qubit i into classical bit i ({n} classical bits), or use `measure_all()`.",
-    "cirq": "End with `cirq.measure(*q, key=\"m\")` over all qubits in order.",
-    "pennylane": "Do not add measurements; the judge reads the probabilities of all wires.",
-}
+from . import QASM_HEADER, MeasuredDistribution
 
 
-class RandomNumberGenerator(Problem):
+class RandomNumberGenerator(MeasuredDistribution):
     slug = "random_number_generator"
     title = "Quantum random number generator"
-    check = "distribution"
     test_sizes, fewshot_sizes = range(2, 5), range(1, 2)
 
     def instances(self, split, count=None):
@@ -48,21 +38,9 @@ class RandomNumberGenerator(Problem):
         (uniformly random {n}-bit numbers). The output distribution is checked exactly.
         """
 
-    def format_rule(self, framework, params):
-        return (super().format_rule(framework, params) + " "
-                + MEASURE_RULE[framework].format(n=params["n"]))
-
     def target(self, params):
         n = params["n"]
         return {format(z, f"0{n}b"): 2.0**-n for z in range(2**n)}
-
-    def check_spec(self, framework, params):
-        from ..judge.distributions import calibrate
-
-        spec = super().check_spec(framework, params)
-        spec["protocol"] = "exact"
-        spec["sampled"] = calibrate(self.target(params), SAMPLED_SHOTS, "tvd")
-        return spec
 
     def canonical(self, framework, params):
         n = params["n"]

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import math
 
-from . import QASM_HEADER, Problem
-
-SAMPLED_SHOTS = 1000
+from . import QASM_HEADER, MeasuredDistribution
 
 
-class WState(Problem):
+class WState(MeasuredDistribution):
     slug = "w_state"
     title = "W-state measurement statistics"
-    check = "distribution"
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
 
     def statement(self, params):
@@ -31,28 +28,9 @@ class WState(Problem):
         and no other outcome may occur. The output distribution is checked exactly.
         """
 
-    def format_rule(self, framework, params):
-        n = params["n"]
-        measure = {
-            "qasm": f"Declare `bit[{n}] c;` and measure q[i] into c[i] (e.g. `c = measure q;`).",
-            "qiskit": f"Measure qubit i into classical bit i ({n} classical bits), or use "
-                      "`measure_all()`.",
-            "cirq": "End with `cirq.measure(*q, key=\"m\")` over all qubits in order.",
-            "pennylane": "Do not add measurements; the judge reads the probabilities of all wires.",
-        }[framework]
-        return super().format_rule(framework, params) + " " + measure
-
     def target(self, params):
         n = params["n"]
         return {"0" * k + "1" + "0" * (n - 1 - k): 1 / n for k in range(n)}
-
-    def check_spec(self, framework, params):
-        from ..judge.distributions import calibrate
-
-        spec = super().check_spec(framework, params)
-        spec["protocol"] = "exact"
-        spec["sampled"] = calibrate(self.target(params), SAMPLED_SHOTS, "tvd")
-        return spec
 
     def canonical(self, framework, params):
         n = params["n"]
