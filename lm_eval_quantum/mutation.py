@@ -28,10 +28,9 @@ definition and the program is loaded with `qiskit.qasm3.loads`.  Qiskit
 circuits are evolved instruction by instruction with `Statevector.evolve`, the
 ``Oracle`` instructions (QASM) and the `UnitaryGate` (Qiskit) by the test's
 cached `Operator` (so the 2^m x 2^m matrix is not copied per circuit); Cirq
-uses `final_state_vector` with the `MatrixGate` in place.  The pipeline grades an
-algorithm answer by running the (unchanged, canonical) post-processing on
-seeded samples, so a changing mutant whose answer is right with probability
-0 < p < 1 can pass by luck; such accepts are flagged ``lucky`` (with p).
+uses `final_state_vector` with the `MatrixGate` in place.  The pipeline checks
+an algorithm answer's circuit exactly by the same rule (see judge.grading.
+grade_algorithm), with its own simulator, so no changing mutant can pass by luck.
 
 Only the circuit construction is mutated: the QASM program (its python
 post-processing block is kept verbatim) or the body of the entry function
@@ -57,9 +56,6 @@ from .problems import get_problem
 
 OPERATORS = ("delete", "swap", "replace", "angle", "permute", "insert_pair")
 DEFAULT_PER_OPERATOR = 6
-# Ground truth for algorithm tasks: the distribution must put this much mass on
-# the answer (exact simulation; float error is ~1e-15).
-POINT_MASS_EPS = 1e-9
 ADD_ANGLE_QASM = "pi/3"
 ADD_ANGLE_PY = 1.0471975511965976  # pi/3
 ADD_EXPONENT = 1 / 3  # Cirq exponents are angles in units of pi
@@ -72,7 +68,6 @@ ADD_EXPONENT = 1 / 3  # Cirq exponents are angles in units of pi
 class Truth:
     status: str  # "equivalent" | "changing" | "broken"
     detail: str
-    p_pass: float | None = None  # algorithm: P(canonical post-processing answers every test)
 
 
 @dataclass
@@ -988,25 +983,14 @@ def truth_unitary(ctx, sources) -> Truth:
     return Truth("equivalent" if ok else "changing", f"process fidelity {fidelity:.6f}")
 
 
-def pass_probability(p_right: list[float], need: int) -> float:
-    """P(at least `need` of independent tests right), test t right with p_right[t]."""
-    dist = np.zeros(len(p_right) + 1)
-    dist[0] = 1.0
-    for p in p_right:
-        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
-        dist[0] *= 1 - p
-    return float(min(1.0, dist[need:].sum()))
-
-
 def truth_algorithm(ctx, sources) -> Truth:
     """Equivalent iff on every hidden test the canonical post-processing is right
     at least as often as with the canonical circuit (`problem.answer_probability`
     of the mutant's exact measured distribution >= the canonical's exact success
-    probability).  p_pass: the chance that it reaches min_correct anyway."""
+    probability - ALGORITHM_SUCCESS_EPS)."""
     spec = ctx["spec"]
     canonical = spec.get("canonical_success", 1.0)
     tests = spec["hidden"]
-    need = spec.get("min_correct", len(tests))
     build = _native_builder(ctx, sources)
     p_of = {}
     for test in tests:
@@ -1020,11 +1004,10 @@ def truth_algorithm(ctx, sources) -> Truth:
             p_of[key] = ctx["problem"].answer_probability(dist, test, ctx["framework"])
     p_right = [p_of[json.dumps(t, sort_keys=True)] for t in tests]
     worst = min(p_right)
-    ok = all(p >= canonical - POINT_MASS_EPS for p in p_right)
+    ok = all(p >= canonical - th.ALGORITHM_SUCCESS_EPS for p in p_right)
     detail = (f"P(answer) >= {worst:.3f} on all {len(tests)} tests" if ok else
               f"P(answer) per test: {', '.join(f'{p:.3f}' for p in p_right)}")
-    return Truth("equivalent" if ok else "changing", detail,
-                 p_pass=pass_probability(p_right, need))
+    return Truth("equivalent" if ok else "changing", detail)
 
 
 def truth_distribution(ctx, sources) -> Truth:
@@ -1063,9 +1046,195 @@ def truth_variational(ctx, sources) -> Truth:
                  f"objective {value:.6f} (optimum {spec['optimum']:.6f})")
 
 
+# --- protocol tasks (kind "channel"): the parties' locality and the channel, natively ---------
+def _native_ops(ctx, native) -> list[tuple[str, list[int], np.ndarray | None]]:
+    """The circuit's operations in order: (name, qubits, matrix big-endian over the
+    qubits, or None for measurements, barriers and resets), by the framework's own
+    objects (Qiskit `Operator`, `cirq.unitary`, `qml.matrix`)."""
+    fw = ctx["framework"]
+    out = []
+    if fw in ("qasm", "qiskit"):
+        from qiskit.quantum_info import Operator
+
+        for inst in native.data:
+            qubits = [native.find_bit(q).index for q in inst.qubits]
+            name = inst.operation.name
+            if name in ("measure", "barrier", "reset", "delay"):
+                out.append((name, qubits, None))
+                continue
+            rev = _reverse_bits(len(qubits))   # Qiskit matrices are little-endian over qargs
+            out.append((name, qubits, np.asarray(Operator(inst.operation).data)[np.ix_(rev, rev)]))
+        return out
+    if fw == "cirq":
+        import cirq
+
+        for op in native.all_operations():
+            qubits = [q.x for q in op.qubits]
+            if cirq.is_measurement(op):
+                out.append(("measure", qubits, None))
+            elif qubits:
+                out.append((str(op.gate or op), qubits, cirq.unitary(op)))
+        return out
+    import pennylane as qml
+
+    for op in qml.tape.make_qscript(native)().operations:
+        wires = [int(w) for w in op.wires]
+        if op.name == "Barrier" or not wires:
+            continue
+        out.append((op.name, wires, np.asarray(qml.matrix(op, wire_order=op.wires))))
+    return out
+
+
+def _keeps_z(u: np.ndarray, j: int) -> bool:
+    """u (big-endian over k qubits) commutes with Z on its j-th qubit."""
+    k = int(round(np.log2(u.shape[0])))
+    z = np.array([1 - 2 * ((i >> (k - 1 - j)) & 1) for i in range(2**k)])
+    return bool(np.abs(u * z[None, :] - z[:, None] * u).max() <= 2 * th.CLASSICAL_CONTROL_ATOL)
+
+
+def _native_locality(protocol: dict, ops) -> str | None:
+    """The protocol rules of `judge.locality`, re-implemented on native operations:
+    a multi-qubit gate needs a party that can still hold every qubit (qubits move
+    forward along their owner lists only, as little as possible), or it is a gate
+    controlled by qubits the receiver cannot hold (commuting with Z on them, sent
+    over an allowed classical channel), after which those qubits only take gates
+    that commute with Z on them.  Returns a description of the first violation."""
+    owners = protocol["owners"]
+    channels = {tuple(c) for c in protocol.get("classical", ())}
+    parties = []
+    for seq in owners:
+        parties += [p for p in seq if p not in parties]
+    at = [0] * len(owners)
+    sent = set()
+
+    def slot(q, party):
+        return owners[q].index(party) if party in owners[q][at[q]:] else None
+
+    for name, qubits, u in ops:
+        if u is None:
+            continue
+        keeps = {q: _keeps_z(u, j) for j, q in enumerate(qubits)}
+        if any(q in sent and not keeps[q] for q in qubits):
+            return f"{name} on {qubits} changes a qubit sent as a classical control"
+        if len(qubits) < 2:
+            continue
+        moves = []
+        for party in parties:
+            slots = {q: slot(q, party) for q in qubits}
+            if None not in slots.values():
+                moves.append((sum(s - at[q] for q, s in slots.items()), slots, {}))
+        if not moves:
+            for receiver in parties:
+                here = {q: slot(q, receiver) for q in qubits}
+                recv = {q: s for q, s in here.items() if s is not None}
+                ctrl = {}
+                for q in qubits:
+                    if q in recv or not keeps[q]:
+                        continue
+                    for s in range(at[q], len(owners[q])):
+                        if (owners[q][s], receiver) in channels:
+                            ctrl[q] = s
+                            break
+                if recv and ctrl and len(recv) + len(ctrl) == len(qubits):
+                    moves.append((sum(s - at[q] for q, s in recv.items()), recv, ctrl))
+        if not moves:
+            return f"{name} on {qubits} couples parties"
+        _, recv, ctrl = min(moves, key=lambda m: m[0])
+        for q, s in {**recv, **ctrl}.items():
+            at[q] = s
+        sent.update(ctrl)
+    return None
+
+
+def _native_channel_states(ctx, native, inputs: list[int]):
+    """Yield (x, final state as an n-axis tensor, axis q = qubit q) for every basis
+    input x (bit j = value of inputs[j]; the other qubits |0>)."""
+    fw, n = ctx["framework"], ctx["width"]
+    xs = range(2 ** len(inputs))
+
+    def little(x):
+        return sum(((x >> j) & 1) << q for j, q in enumerate(inputs))
+
+    def big(x):
+        return sum(((x >> j) & 1) << (n - 1 - q) for j, q in enumerate(inputs))
+
+    if fw in ("qasm", "qiskit"):
+        from qiskit.quantum_info import Statevector
+
+        body = _qiskit_unitary_part(native)[0]
+        for x in xs:
+            data = Statevector.from_int(little(x), 2**n).evolve(body).data
+            yield x, np.asarray(data).reshape((2,) * n).transpose(range(n - 1, -1, -1))
+    elif fw == "cirq":
+        import cirq
+
+        if not native.are_all_measurements_terminal():
+            raise ValueError("mid-circuit measurement")
+        for x in xs:
+            psi = cirq.final_state_vector(native, initial_state=big(x),
+                                          qubit_order=cirq.LineQubit.range(n),
+                                          ignore_terminal_measurements=True, dtype=np.complex128)
+            yield x, psi.reshape((2,) * n)
+    else:
+        import pennylane as qml
+
+        states = np.zeros((len(xs), 2**n), dtype=complex)
+        states[np.arange(len(xs)), [big(x) for x in xs]] = 1
+
+        @qml.qnode(qml.device("default.qubit", wires=n))
+        def circuit():
+            qml.StatePrep(states, wires=range(n))
+            native()
+            return qml.state()
+
+        out = np.asarray(circuit()).reshape((len(xs),) + (2,) * n)
+        for x in xs:
+            yield x, out[x]
+
+
+def truth_channel(ctx, sources) -> Truth:
+    """Equivalent iff the protocol's locality holds (re-implemented on the native
+    operations) and the channel inputs -> outputs meets the spec: entanglement
+    fidelity with the identity >= 1 - PROCESS_FIDELITY_EPS ("quantum"), or every basis
+    input's output distribution within DISTRIBUTION_TVD_EPS of the target ("classical")."""
+    spec, n = ctx["spec"], ctx["width"]
+    native = _native_builder(ctx, sources)()
+    inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    if spec["mode"] == "quantum":
+        total = 0
+        for x, psi in _native_channel_states(ctx, native, inputs):
+            out_bits = tuple((x >> j) & 1 for j in range(len(outputs)))
+            total = total + psi[tuple(out_bits[outputs.index(q)] if q in outputs else slice(None)
+                                      for q in range(n))]
+        fidelity = float(np.sum(np.abs(total) ** 2) / 4 ** len(inputs))
+        ok, detail = fidelity >= 1 - th.PROCESS_FIDELITY_EPS, f"entanglement fidelity {fidelity:.6f}"
+    else:
+        target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+        worst = 0.0
+        for x, psi in _native_channel_states(ctx, native, inputs):
+            probs = np.abs(psi) ** 2
+            rest = tuple(q for q in range(n) if q not in outputs)
+            marg = probs.sum(axis=rest)           # remaining axes: outputs in qubit order
+            order = sorted(outputs)
+            dist = {}
+            for bits in itertools.product((0, 1), repeat=len(outputs)):
+                p = float(marg[tuple(bits[outputs.index(q)] for q in order)])
+                if p > 1e-15:
+                    dist["".join(map(str, bits))] = p
+            want = target["".join(str((x >> j) & 1) for j in range(len(inputs)))]
+            worst = max(worst, 0.5 * sum(abs(want.get(k, 0.0) - dist.get(k, 0.0))
+                                         for k in set(want) | set(dist)))
+        ok, detail = worst <= th.DISTRIBUTION_TVD_EPS, f"largest TVD over inputs {worst:.6f}"
+    broken = _native_locality(spec["protocol"], _native_ops(ctx, native)) if spec.get("protocol") else None
+    if broken:
+        return Truth("changing", f"protocol violation ({broken}); {detail}")
+    return Truth("equivalent" if ok else "changing", detail)
+
+
 # Ground truth by check kind; add an entry when a new kind appears.
 GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": truth_algorithm,
-                "distribution": truth_distribution, "variational": truth_variational}
+                "distribution": truth_distribution, "variational": truth_variational,
+                "channel": truth_channel}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:
@@ -1132,7 +1301,7 @@ def _base_tasks(pattern) -> list[str]:
 
 def _row() -> dict:
     return {"docs": 0, "mutants": 0, "equivalent": 0, "changing": 0, "broken": 0,
-            "false_accepts": 0, "false_rejects": 0, "lucky": 0}
+            "false_accepts": 0, "false_rejects": 0}
 
 
 @dataclass
@@ -1211,15 +1380,7 @@ def run_mutation_selfcheck(pattern="quantum_*", seed: int = 0,
             outcome = mutant.outcome
             if outcome != "agree":
                 row[outcome + "s"] += 1
-            if outcome == "false_accept" and (mutant.truth.p_pass or 0) > 0:
-                row["lucky"] += 1
     return report
-
-
-def expected_lucky(report: MutationReport) -> float:
-    """Expected number of changing algorithm mutants that pass by luck (sum of p)."""
-    return sum(m.truth.p_pass or 0.0 for m in report.mutants
-               if m.operator != "none" and m.truth.status == "changing")
 
 
 def _describe(m: Mutant) -> str:
@@ -1227,15 +1388,12 @@ def _describe(m: Mutant) -> str:
     head = (f"{m.task} doc {m.doc['doc_id']} [{m.operator}, {m.lang} line {m.line}] "
             f"truth={m.truth.status} ({m.truth.detail}); pipeline={v.get('category')}: "
             f"{str(v.get('message'))[:200]}")
-    if m.truth.p_pass and m.outcome == "false_accept":
-        head += f"  [lucky: P(pass)={m.truth.p_pass:.3f}]"
     return head + "\n" + "\n".join("    " + line for line in m.diff.splitlines())
 
 
 def print_report(report: MutationReport, show: int = 8) -> None:
-    cols = ("mutants", "equivalent", "changing", "broken", "false_accepts", "false_rejects",
-            "lucky")
-    heads = ("mutants", "equiv", "changing", "broken", "false acc", "false rej", "lucky")
+    cols = ("mutants", "equivalent", "changing", "broken", "false_accepts", "false_rejects")
+    heads = ("mutants", "equiv", "changing", "broken", "false acc", "false rej")
 
     def table(title, rows):
         width = max([len(title)] + [len(n) for n in rows])
@@ -1256,8 +1414,6 @@ def print_report(report: MutationReport, show: int = 8) -> None:
     controls = report.controls
     print(f"\ncontrols (unmutated canonicals): {len(controls) - len(report.control_failures)}"
           f"/{len(controls)} equivalent by ground truth and passed by the pipeline")
-    print(f"expected lucky accepts (sum of P(pass) over changing algorithm mutants): "
-          f"{expected_lucky(report):.2f}; observed: {report.total('lucky')}")
     print("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in report.timings.items()))
     for m in report.control_failures:
         print("CONTROL FAIL " + _describe(m))

@@ -32,6 +32,13 @@ ALGORITHM_TESTS = 10
 # then caught on almost every test instead of passing by luck.  The floor is the
 # fidelity tolerance: rounding error of a correct circuit stays orders below it.
 SUPPORT_FLOOR = 1e-6
+# The judge also checks the candidate's circuit itself, exactly: on every hidden
+# test, the canonical post-processing applied to the circuit's exact measured
+# distribution (for deterministic algorithms: uniform over its possible
+# outcomes) must be right at least as often as with the canonical circuit, up to
+# this float slack (exact simulation errs by ~1e-13).  Post-processing luck can
+# then no longer carry a circuit that is right only part of the time.
+ALGORITHM_SUCCESS_EPS = 1e-9
 
 # Distribution checks (exact mode): total variation distance between the exact
 # output distributions.  Float64 simulation error is ~1e-12; any genuinely
@@ -41,6 +48,13 @@ DISTRIBUTION_TVD_EPS = 1e-6
 # finite when the candidate misses part of the target's support (the largest
 # reported KL is then ln(1e9) ~ 20.7 nats, the cap of the `kl` metric).
 KL_FLOOR = 1e-9
+# Protocol tasks (judge.locality): a gate across parties counts as classically
+# controlled when it is block diagonal in its controls' computational basis up to
+# this entry size (the unitarity tolerance of judge.simulate).  Gate matrices
+# arrive in float64, so exact gates have off-block entries of 0 or ~1e-16; a
+# hidden coupling below 1e-8 moves a fidelity by ~1e-8, far inside the 1e-6
+# tolerances above, so it cannot carry a quantum message.
+CLASSICAL_CONTROL_ATOL = 1e-8
 # Sampled mode (the papers' protocol: compare N-shot counts with the target):
 # the threshold is the (1 - CANONICAL_FALSE_REJECT / SAMPLED_SAFETY) quantile of
 # the statistic over SAMPLED_CALIBRATION_DRAWS simulated canonical runs, so the

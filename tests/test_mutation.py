@@ -23,7 +23,6 @@ from lm_eval_quantum.mutation import (
     doc_sources,
     ground_truth,
     parse_qasm_gate,
-    pass_probability,
     python_mutants,
     qasm_mutants,
 )
@@ -223,8 +222,8 @@ def test_ground_truth_bernstein_vazirani(framework):
     doc = _doc(framework, "bernstein_vazirani", 2)
     source = _source(doc)
     good = _truth(doc, source)
-    assert good.status == "equivalent" and good.p_pass == pytest.approx(1.0)
-    # without the final Hadamards the answer is uniformly random: changing, lucky p > 0
+    assert good.status == "equivalent"
+    # without the final Hadamards the answer is uniformly random: changing
     cut = {"qiskit": ("    qc.h(range(n))\n    qc.measure", "    qc.measure"),
            "cirq": ("        cirq.H.on_each(*q[:n]),\n", "")}.get(framework)
     if framework == "qasm":
@@ -237,15 +236,9 @@ def test_ground_truth_bernstein_vazirani(framework):
         mutated = source.replace(*cut)
     bad = _truth(doc, mutated)
     n = doc["num_qubits"] - 1
-    assert bad.status == "changing" and 0 < bad.p_pass < 1, bad
-    assert bad.p_pass == pytest.approx(pass_probability([2.0**-n] * 10, 10))
-
-
-def test_pass_probability():
-    assert pass_probability([1.0, 1.0, 1.0], 3) == 1.0
-    assert pass_probability([0.5, 0.5, 0.5], 3) == pytest.approx(0.125)
-    assert pass_probability([0.5, 0.5, 0.5], 2) == pytest.approx(0.5)
-    assert pass_probability([0.0, 1.0], 1) == pytest.approx(1.0)
+    # the judge draws uniformly from the 2^n possible outcomes: P(answer) = 2^-n per test
+    assert bad.status == "changing", bad
+    assert bad.detail == "P(answer) per test: " + ", ".join([f"{2.0**-n:.3f}"] * 10)
 
 
 def test_unknown_kind_is_skipped(monkeypatch):

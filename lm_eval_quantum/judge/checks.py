@@ -21,7 +21,7 @@ from .. import thresholds as th
 from ..problems import get_problem
 from ..wire import SizeLimitError, WireError, check_circuit
 from . import simulate
-from .grading import CHECKS, CheckFailure
+from .grading import CHECKS, CheckFailure, served_distribution
 
 # Categories a candidate may report about itself; "ok" and "infra" are the judge's.
 CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
@@ -106,10 +106,7 @@ class Session:
             dist = simulate.measurement_distribution(circuit, oracle=oracle)
         except (WireError, simulate.SimulationError) as exc:
             return {"error": str(exc)}
-        if self.spec.get("canonical_success", 1.0) == 1.0:
-            # a deterministic algorithm must be right on every possible outcome
-            possible = [k for k, p in dist.items() if p >= th.SUPPORT_FLOOR]
-            dist = {k: 1.0 / len(possible) for k in possible}
+        dist = served_distribution(dist, self.spec.get("canonical_success", 1.0))
         self.shots[test] = used
         self.requests += 1
         rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])

@@ -15,20 +15,28 @@ Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
 * unitary (ancillas, subspace): |Tr(P T^dag U P) / d|^2 >= 1 - PROCESS_FIDELITY_EPS
   over the declared input subspace (default: all inputs), ancillas starting and
   ending in |0>.
-* algorithm (hidden, min_correct, canonical_success): the post-processing answers
-  >= min_correct hidden tests right; min_correct comes from the canonical's exact
-  per-test success probability (`thresholds.algorithm_min_correct`); when that
+* algorithm (oracle, hidden, min_correct, canonical_success): (1) the circuit,
+  exactly: on every hidden test, `problem.answer_probability` of its measured
+  distribution is >= the canonical's exact success probability (- ALGORITHM_SUCCESS_EPS);
+  (2) the candidate's post-processing answers >= min_correct hidden tests right,
+  min_correct from that probability (`thresholds.algorithm_min_correct`).  When the
   probability is 1, the oracle service draws counts uniformly from every possible
-  outcome, so the answer must be right on all of them (`thresholds.SUPPORT_FLOOR`).
+  outcome (`served_distribution`), so the answer must be right on all of them.
 * distribution (protocol "exact" | "sampled", sampled): exact TVD <=
   DISTRIBUTION_TVD_EPS, or the N-shot statistic <= its calibrated threshold.
 * variational (optimum, reference, sense "max" | "min"): the objective is within
   VARIATIONAL_TOLERANCE x |reference| of the exact optimum.
 * repair (equivalence: one of the kinds above, reference_gate_count): the
   equivalence passes; the gate-count difference is reported, not required.
+* channel (inputs, outputs, mode "quantum" | "classical", protocol): a
+  communication protocol as one circuit: its parties' locality holds
+  (`judge.locality`) and the channel inputs -> outputs is the identity
+  (entanglement fidelity >= 1 - PROCESS_FIDELITY_EPS) or, for basis inputs, gives
+  the target output distribution (TVD <= DISTRIBUTION_TVD_EPS); see grade_channel.
 """
 from __future__ import annotations
 
+import json
 import zlib
 from dataclasses import dataclass, field
 
@@ -155,28 +163,69 @@ def _internal_index(x: int, width: int, framework: str) -> int:
 
 
 # --- black-box algorithm --------------------------------------------------------------
+def served_distribution(dist: dict, canonical_success: float) -> dict:
+    """What the oracle service samples from: the exact distribution or, for a
+    deterministic algorithm (canonical success exactly 1), the uniform distribution
+    over every outcome of probability >= SUPPORT_FLOOR (it must be right on all)."""
+    if canonical_success != 1.0:
+        return dist
+    possible = [k for k, p in dist.items() if p >= th.SUPPORT_FLOOR]
+    return {k: 1.0 / len(possible) for k in possible}
+
+
+def _circuit_success(session, circuit) -> list[float]:
+    """Per hidden test: the probability that the canonical post-processing answers
+    right on the candidate circuit's exact measured outcomes (the test's oracle
+    plugged in), by `problem.answer_probability`."""
+    spec, problem, fw = session.spec, session.problem, session.framework
+    width = spec["oracle"]["num_qubits"]
+    canonical = spec.get("canonical_success", 1.0)
+    cache: dict[str, float] = {}
+    out = []
+    for test in spec["hidden"]:
+        key = json.dumps(test, sort_keys=True)
+        if key not in cache:
+            dist = framework_distribution(circuit, fw, problem.oracle(test, fw, width))
+            cache[key] = problem.answer_probability(served_distribution(dist, canonical), test, fw)
+        out.append(cache[key])
+    return out
+
+
 def grade_algorithm(session, circuit) -> Grade:
+    """Two parts, both required: the circuit (exact, per hidden test: right at least as
+    often as the canonical circuit) and the candidate's own post-processing (answers
+    at least min_correct hidden tests right through the metered oracle service)."""
     tests = session.spec["hidden"]
     right = sum(str(session.answers.get(i, "")).strip() == str(t["answer"]) for i, t in enumerate(tests))
     missing = sum(i not in session.answers for i in range(len(tests)))
     need = session.spec.get("min_correct", len(tests))
+    canonical = session.spec.get("canonical_success", 1.0)
+    success = _circuit_success(session, circuit)
+    worst = min(range(len(tests)), key=success.__getitem__)
+    circuit_ok = success[worst] >= canonical - th.ALGORITHM_SUCCESS_EPS
     message = f"{right} of {len(tests)} hidden tests answered correctly (pass: >= {need})"
     if missing:
         message += f"; {missing} returned no answer"
-    return Grade(right >= need, right / len(tests), message)
+    if not circuit_ok:
+        what = ("some possible outcome of the circuit gives a wrong answer" if canonical == 1.0 else
+                f"the circuit's outcomes give the right answer with probability "
+                f"{success[worst]:.4f} (the canonical algorithm: {canonical:.4f})")
+        message = f"hidden test {worst}: {what}; " + message
+    numbers = {"circuit_success": float(min(success))}
+    return Grade(circuit_ok and right >= need, right / len(tests) if circuit_ok else 0.0, message, numbers)
 
 
 # --- output distribution ----------------------------------------------------------------
-def framework_distribution(circuit: dict, framework: str) -> dict[str, float]:
+def framework_distribution(circuit: dict, framework: str, oracle=None) -> dict[str, float]:
     """Exact outcome probabilities keyed as the framework prints bitstrings: the
     measured clbits (clbit 0 rightmost for qasm/qiskit, leftmost for cirq), or all
     qubits when the circuit measures nothing (qubit 0 rightmost / leftmost)."""
     little = framework in LITTLE_ENDIAN
     if any(op["name"] == "measure" for op in circuit["ops"]):
-        dist = simulate.measurement_distribution(circuit)
+        dist = simulate.measurement_distribution(circuit, oracle=oracle)
         return {(k[::-1] if little else k): v for k, v in dist.items()}
     n = circuit["num_qubits"]
-    probs = np.abs(simulate.statevector(circuit)) ** 2
+    probs = np.abs(simulate.statevector(circuit, oracle)) ** 2
     out = {}
     for idx in np.flatnonzero(probs > 1e-15):
         key = format(int(idx), f"0{n}b")           # qubit 0 rightmost
@@ -257,6 +306,76 @@ def grade_repair(session, circuit) -> Grade:
     return grade
 
 
+# --- communication protocols: a channel between declared qubits ----------------------------
+def _channel_outputs(circuit, body, inputs: list[int], outputs: list[int]):
+    """For every basis input x (bit j = value of inputs[j]; every other qubit |0>):
+    the final state as a (2^|outputs|, 2^rest) matrix, row bit j = value of outputs[j]."""
+    n = circuit["num_qubits"]
+    rest = [q for q in range(n) if q not in outputs]
+    chunk = max(1, 4**th.MAX_UNITARY_QUBITS // 2**n)
+    for start in range(0, 2 ** len(inputs), chunk):
+        xs = range(start, min(start + chunk, 2 ** len(inputs)))
+        columns = np.zeros((2**n, len(xs)), dtype=complex)
+        for j, x in enumerate(xs):
+            columns[sum(((x >> i) & 1) << q for i, q in enumerate(inputs)), j] = 1
+        out = simulate.evolve(body, columns)
+        for j, x in enumerate(xs):
+            yield x, _split(out[:, j], n, outputs, rest)
+
+
+def grade_channel(session, circuit) -> Grade:
+    """A protocol run as one circuit: its parties' locality (`judge.locality`, the
+    spec's "protocol" block) and the channel from `inputs` to `outputs` (every other
+    qubit starts in |0> and is traced out at the end).
+
+    * mode "quantum": the entanglement fidelity of the channel with the identity,
+      F = (1/d^2) sum_a |sum_x <x|_out <a|_rest U |x>_in |0..>|^2 >= 1 - PROCESS_FIDELITY_EPS
+      (inputs[j] -> outputs[j]);
+    * mode "classical": for every basis input, the distribution of the outputs'
+      computational-basis values is within DISTRIBUTION_TVD_EPS (TVD) of
+      `problem.target_for(params, framework)[in_key]`, keys listing the values of
+      inputs[j] / outputs[j] in order (the same in every framework)."""
+    from .locality import violation
+
+    spec = session.spec
+    inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    body = unitary_part(circuit)
+    if spec["mode"] == "quantum":
+        d = 2 ** len(inputs)
+        overlap = 0
+        for x, m in _channel_outputs(circuit, body, inputs, outputs):
+            overlap = overlap + m[x]      # sum_x <x|_out (x) 1_rest U|x>_in
+        fidelity = _fidelity(np.linalg.norm(overlap) ** 2 / d**2)
+        passed = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
+        numbers = {"fidelity": fidelity}
+        message = f"entanglement fidelity of the channel with the identity: {fidelity:.6f}"
+    else:
+        target = session.problem.target_for(session.params, session.framework)
+        k = len(outputs)
+        worst_tvd, worst_fid, worst_key = 0.0, 1.0, None
+        for x, m in _channel_outputs(circuit, body, inputs, outputs):
+            key = "".join(str((x >> i) & 1) for i in range(len(inputs)))
+            probs = (np.abs(m) ** 2).sum(axis=1)
+            want = np.zeros(2**k)
+            for out, p in target[key].items():
+                want[sum(int(c) << i for i, c in enumerate(out))] = p
+            tvd = 0.5 * float(np.abs(probs - want).sum())
+            worst_fid = min(worst_fid, float(np.sqrt(np.clip(probs, 0, None) * want).sum() ** 2))
+            if worst_key is None or tvd > worst_tvd:
+                worst_tvd, worst_key = tvd, key
+        passed = worst_tvd <= th.DISTRIBUTION_TVD_EPS
+        numbers = {"fidelity": _fidelity(worst_fid), "tvd": worst_tvd}
+        message = (f"largest total variation distance to the target over the "
+                   f"{2 ** len(inputs)} basis inputs: {worst_tvd:.6f}")
+        if not passed:
+            names = (spec.get("protocol") or {}).get("names") or [f"q[{q}]" for q in range(circuit["num_qubits"])]
+            message += " (input " + ", ".join(f"{names[q]}={c}" for q, c in zip(inputs, worst_key)) + ")"
+    broken = violation(circuit, spec["protocol"]) if spec.get("protocol") else None
+    if broken:
+        return Grade(False, 0.0, f"{broken}; {message}", numbers)
+    return Grade(passed, numbers["fidelity"], message, numbers)
+
+
 CHECKS = {
     "state": grade_state,
     "unitary": grade_unitary,
@@ -264,4 +383,5 @@ CHECKS = {
     "distribution": grade_distribution,
     "variational": grade_variational,
     "repair": grade_repair,
+    "channel": grade_channel,
 }

@@ -32,11 +32,8 @@ import json
 import textwrap
 
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
-# deutsch_jozsa and grover are written and tested (tests/test_problems_oracle_algorithms.py)
-# but not yet served as tasks: with one shot per hidden test, a circuit that answers right
-# only part of the time still passes all ten tests now and then (the mutation self-test saw
-# 8 such lucky accepts among 885 Deutsch-Jozsa mutants, 6.8 expected).
-PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "simon", "w_state", "qaoa_maxcut",
+PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon", "grover",
+                   "w_state", "qaoa_maxcut",
                    "random_clifford", "random_universal", "random_number_generator", "data_encoding",
                    "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
                    "oracle_diffusion", "oracle_sat")
@@ -83,9 +80,21 @@ class Problem:
     test_sizes: range = range(2, 7)
     fewshot_sizes: range = range(7, 9)
 
+    # True when instances("full", count) draws a large generated split (random
+    # circuits, data encoding); `scripts/build_data.py --full` builds it.
+    has_full_split = False
+
     def instances(self, split: str) -> list[dict]:
         sizes = self.test_sizes if split == "test" else self.fewshot_sizes
         return [{"n": n} for n in sizes]
+
+    def full_instances(self, count: int | None = None) -> list[dict]:
+        """The instances of `build_data.py --full`: the large `full` split where the
+        problem has one (`count` of them, default its FULL_COUNT), else the test and
+        few-shot instances (cut to `count`)."""
+        if self.has_full_split:
+            return self.instances("full", count)
+        return (self.instances("test") + self.instances("fewshot"))[:count]
 
     def width(self, params: dict) -> int:
         return params["n"]

@@ -17,8 +17,9 @@ from . import QASM_HEADER, OracleAlgorithm, seeded_rng
 class BernsteinVazirani(OracleAlgorithm):
     slug = "bernstein_vazirani"
     title = "Bernstein-Vazirani algorithm"
-    version = 3  # v2: ten hidden tests, pass count from the exact success probability;
-    # v3: counts drawn uniformly from the possible outcomes (deterministic algorithm)
+    version = 4  # v2: ten hidden tests, pass count from the exact success probability;
+    # v3: counts drawn uniformly from the possible outcomes (deterministic algorithm);
+    # v4: the circuit itself is checked exactly (thresholds.ALGORITHM_SUCCESS_EPS)
     test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
 
 

@@ -66,6 +66,7 @@ class DataEncoding(Problem):
     FEWSHOT_SLOTS = (2, 3)
     FULL_SLOTS = tuple(range(1, 11))
     FULL_COUNT = 20_000
+    has_full_split = True
 
     def make_instance(self, split, n, seed):
         x = [int(v) for v in seeded_rng(self.slug, split, n, seed).integers(-9, 10, size=2**n)]

@@ -212,6 +212,7 @@ class RandomCircuitProblem(Problem):
     FEWSHOT_SLOTS = ((3, 5), (4, 6))
     FULL_SLOTS = tuple((n, d) for n in range(2, 11) for d in range(2, 2 * n + 5))
     FULL_COUNT = 40_000
+    has_full_split = True
 
     # --- instances ---
     def make_instance(self, split: str, slot, seed: int) -> dict | None:

@@ -21,6 +21,7 @@ class RandomNumberGenerator(MeasuredDistribution):
     slug = "random_number_generator"
     title = "Quantum random number generator"
     test_sizes, fewshot_sizes = range(2, 5), range(1, 2)
+    has_full_split = True
 
     def instances(self, split, count=None):
         if split == "full":
