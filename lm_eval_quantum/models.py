@@ -227,7 +227,7 @@ class ReplayLM(LM):
     ``repeats=n`` the i-th request gets the i-th saved response; missing responses and
     unknown docs get ``""`` (scored as a failure) with a warning, never a crash.
     ``loglikelihood`` / ``loglikelihood_rolling`` replay saved numbers when the samples
-    files have them and raise ``NotImplementedError`` otherwise.
+    files have them and score NaN otherwise (with a warning: perplexity not measured).
     Responses are replayed verbatim (for ``gen_prefix`` tasks lm-eval logs the
     continuation only and the task's filter re-adds the prefix).
     """

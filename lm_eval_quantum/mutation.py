@@ -14,7 +14,9 @@ Each mutant is then decided twice:
 A mutant is *equivalent* when its ground truth meets the task (state fidelity
 or process fidelity within `thresholds`, or, for black-box algorithm tasks, a
 measured distribution that is a point mass on the answer of every hidden
-test), *changing* when it does not, and *broken* when it cannot even be built
+test, or, for protocol tasks, the channel from native per-input states AND the
+parties' locality, re-implemented on the native operations and matrices in
+`_native_locality`), *changing* when it does not, and *broken* when it cannot even be built
 natively (it must then fail in the pipeline with any category).  A false
 accept is a changing or broken mutant that passes; a false reject is an
 equivalent mutant that fails.  `main` returns 0 iff there are none.
@@ -969,16 +971,21 @@ def _clean_ancilla_block(u: np.ndarray, width: int, ancillas: list, framework: s
 
 
 def truth_unitary(ctx, sources) -> Truth:
+    """Process fidelity with the target (over the clean-ancilla block), or with a
+    declared `subspace`: |sum_x <T x|U x>|^2 / |S|^2 over its inputs x (bitstring basis)."""
     spec = ctx["spec"]
-    if spec.get("subspace"):
-        raise _Unsupported("unitary checks with a subspace")
     u = _native_unitary(ctx, _native_builder(ctx, sources)())
     target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     if spec.get("ancillas") and u.shape == (2 ** ctx["width"],) * 2:
         u = _clean_ancilla_block(u, ctx["width"], spec["ancillas"], ctx["framework"])
     if u.shape != target.shape:
         return Truth("changing", f"unitary of dimension {u.shape[0]}, target {target.shape[0]}")
-    fidelity = float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
+    inputs = spec.get("subspace")
+    if inputs is None:
+        fidelity = float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
+    else:
+        overlap = sum(np.vdot(target[:, x], u[:, x]) for x in inputs)
+        fidelity = float(abs(overlap / len(inputs)) ** 2)
     ok = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
     return Truth("equivalent" if ok else "changing", f"process fidelity {fidelity:.6f}")
 

@@ -32,6 +32,7 @@ KIND_METRICS = {
     "algorithm": ("shots_used", "shot_ratio"),
     "distribution": ("tvd", "kl"),
     "variational": ("approximation_ratio",),
+    "channel": ("fidelity",),
     "repair": ("gate_count_delta",),
 }
 # Efficiency of correct answers against the canonical (mean over passing samples;
@@ -164,6 +165,33 @@ def task_config(info: TaskInfo) -> dict:
     return cfg
 
 
+
+
+# Metrics each group aggregates over its tasks (weighted by doc count, judge filter).
+GROUP_METRICS = ("pass@1", "semantic_score", "syntax_ok", "exec_ok")
+
+
+def group_name(framework: str | None, suite: str) -> str:
+    """`lmq_<framework>_<suite>` (or `lmq_<suite>` over every framework), snake case:
+    no `quantum_*` task glob matches a group."""
+    return "_".join(["lmq", *([framework] if framework else []), suite.replace("-", "_")])
+
+
+def group_configs() -> dict[str, dict]:
+    """One lm-eval group per (framework, suite) and per suite, over the greedy base
+    tasks, aggregating GROUP_METRICS."""
+    members: dict[str, list[str]] = {}
+    for info in task_table().values():
+        if info.variant:
+            continue
+        suite = get_problem(info.problem).suite
+        for key in (group_name(info.framework, suite), group_name(None, suite)):
+            members.setdefault(key, []).append(info.name)
+    return {name: {"group": name, "task": sorted(tasks),
+                   "aggregate_metric_list": [{"metric": m, "aggregation": "mean", "weight_by_size": True,
+                                              "filter_list": ["judge"]} for m in GROUP_METRICS],
+                   "metadata": {"version": 1}}
+            for name, tasks in sorted(members.items())}
 
 
 def render_yaml(cfg: dict) -> str:

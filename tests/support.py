@@ -38,6 +38,58 @@ _PHASE_FLIP = {"qasm": ("z q[", "x q["), "qiskit": ("qc.mcp(pi,", "qc.mcp(pi / 2
                "cirq": ("cirq.Z(q[n - 1])", "cirq.X(q[n - 1])"),
                "pennylane": ("qml.ctrl(qml.PauliZ(wires=n - 1)", "qml.ctrl(qml.PauliX(wires=n - 1)")}
 WRONG.update({slug: _PHASE_FLIP for slug in ("oracle_grover", "oracle_diffusion", "oracle_sat")})
+# Simon oracle: every controlled X on the output becomes a phase (the output never flips)
+WRONG["oracle_simon"] = {
+    "qasm": ("x q[", "z q["), "qiskit": ("qc.mcx(controls, n + j)", "qc.mcp(1.0, controls, n + j)"),
+    "cirq": ("cirq.X.controlled(len(controls))", "cirq.Z.controlled(len(controls))"),
+    "pennylane": ("qml.MultiControlledX(wires=controls + [n + j])",
+                  "qml.ctrl(qml.PauliZ(wires=n + j), control=controls)")}
+# Triangle oracle: the phase flip becomes a bit flip of an ancilla (or a half phase)
+WRONG["oracle_triangle"] = {
+    "qasm": ("c5z ", "c5x "), "qiskit": ("qc.mcp(pi,", "qc.mcp(pi / 2,"),
+    "cirq": ("cirq.Z.controlled(5,", "cirq.X.controlled(5,"),
+    "pennylane": ("qml.PauliZ(wires=c1)", "qml.PauliX(wires=c1)")}
+# VQE: no entangler between the rotation layers (no product state is within tolerance)
+WRONG["vqe"] = dict.fromkeys(("qiskit", "cirq", "pennylane"), (
+    "return [(k, k + 1) for k in range(n - 1)]", "return []"))
+# Autoencoder: the trash keeps the codeword's bits (QASM: an X on qubit 0 first)
+WRONG["autoencoder"] = {"qasm": ("q;\n", "q;\nx q[0];\n"),
+                        **dict.fromkeys(("qiskit", "cirq", "pennylane"), (
+                            "target = [0] * n", "target = list(image[j])"))}
+# Swap test: A_i swapped with B_(m-1-i) (QASM: the first controlled swap's control moved)
+WRONG["swap_test"] = {"qasm": ("cswap q[0], q[1],", "cswap q[1], q[0],"),
+                      **dict.fromkeys(("qiskit", "cirq", "pennylane"), ("m + 1 + i", "2 * m - i"))}
+
+def replace_post(doc, body: str) -> str:
+    """An algorithm doc's canonical with its run_and_analyze replaced by `body` (an
+    indented function body); the helpers defined after it are kept."""
+    head, rest = doc["canonical"].split("def run_and_analyze")
+    rest = rest.split("```")[0]
+    helpers = rest[rest.index("\n\n\n"):] if "\n\n\n" in rest else "\n"
+    return (head + "def run_and_analyze(circuit, simulator):\n" + body.rstrip() + "\n"
+            + helpers.rstrip() + "\n```")
+
+
+# Protocols: a substitution that keeps the parties' locality but breaks the channel
+# (Bob's Z correction becomes an X; Alice's Z encoding an X; Bob's basis change an X).
+WRONG["teleportation"] = {
+    "qasm": ("cz q[", "cx q["), "qiskit": ("qc.cz(m[i], b[i])", "qc.cx(m[i], b[i])"),
+    "cirq": ("cirq.CZ(q[m[i]], q[b[i]])", "cirq.CNOT(q[m[i]], q[b[i]])"),
+    "pennylane": ("qml.CZ(wires=[m[i], b[i]])", "qml.CNOT(wires=[m[i], b[i]])")}
+WRONG["superdense_coding"] = {
+    "qasm": ("cz q[", "cx q["), "qiskit": ("qc.cz(x[2 * i], a[i])", "qc.cx(x[2 * i], a[i])"),
+    "cirq": ("cirq.CZ(q[x[2 * i]], q[a[i]])", "cirq.CNOT(q[x[2 * i]], q[a[i]])"),
+    "pennylane": ("qml.CZ(wires=[x[2 * i], a[i]])", "qml.CNOT(wires=[x[2 * i], a[i]])")}
+WRONG["bb84"] = {
+    "qasm": ("ch q[", "cx q["), "qiskit": ("qc.ch(s[i], t[i])", "qc.cx(s[i], t[i])"),
+    "cirq": ("cirq.H.controlled()", "cirq.X.controlled()"),
+    "pennylane": ("qml.CH(wires=[s[i], t[i]])", "qml.CNOT(wires=[s[i], t[i]])")}
+# Phase estimation / order finding: the eigenstate (work register |1>) is never prepared,
+# so the oracle acts on a fixed point and the counting register always reads 0.
+WRONG["phase_estimation"] = {
+    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(n)", "qc.z(n)"), "cirq": ("cirq.X(q[n])", "cirq.Z(q[n])")}
+WRONG["shor"] = {
+    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(t)", "qc.z(t)"), "cirq": ("cirq.X(q[t])", "cirq.Z(q[t])")}
 
 ZYGOTE_MODULE = "lm_eval_quantum.sandbox.zygote"
 

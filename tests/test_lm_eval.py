@@ -116,3 +116,67 @@ def test_plain_lm_eval_with_embedded_model(tmp_path):
     assert 0.0 <= results["quantum_qasm_ghz"]["fidelity,judge"] <= 1.0
     assert results["quantum_qasm_ghz_ppl"]["bits_per_byte,none"] > 0
     assert "pass@1" in proc.stdout and "fidelity" in proc.stdout
+
+
+# --- whole framework patterns ------------------------------------------------------------
+PATTERNS = ("quantum_qasm_*", "quantum_qiskit_*", "quantum_cirq_*")
+
+
+def _canonical_generations(path, patterns, limit=1):
+    """Replay lines answering the first `limit` docs of every generation task matching
+    `patterns` with the canonical (prefill tasks: its continuation after the prefill;
+    sampled tasks: every repeat)."""
+    from lm_eval_quantum.tasks import resolve, task_table
+    from lm_eval_quantum.thresholds import SAMPLED_REPEATS
+
+    table, lines = task_table(), []
+    for name in sorted({n for p in patterns for n in resolve(p)}):
+        variant = table[name].variant
+        if variant == "ppl":
+            continue
+        for i, doc in enumerate(lmq.load_docs(name)[:limit]):
+            text = doc["canonical"]
+            if variant == "prefill":
+                assert text.startswith(doc["prefill"]), name
+                text = text[len(doc["prefill"]):]
+            lines.append({"task": name, "doc_id": i,
+                          "responses": [text] * (SAMPLED_REPEATS if variant == "sampled" else 1)})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return {line["task"] for line in lines}
+
+
+def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
+    """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq patterns): every task of
+    the pattern runs through plain lm_eval; canonical answers pass everywhere; the
+    _ppl tasks run too (NaN: replay has no log-likelihoods to give)."""
+    replay = tmp_path / "canonical.jsonl"
+    generation_tasks = _canonical_generations(replay, PATTERNS)
+    out = tmp_path / "out"
+    _run(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={replay}",
+          "--tasks", ",".join(PATTERNS), "--limit", "1", "--confirm_run_unsafe_code",
+          "--output_path", str(out)], tmp_path)
+    results = _results(out)
+    for task in generation_tasks:
+        assert results[task]["pass@1,judge"] == 1.0, (task, results[task])
+        assert results[task]["exec_ok,judge"] == 1.0, task
+    ppl = {t for t in results if t.endswith("_ppl")}
+    assert ppl and all(t.replace("_ppl", "") in generation_tasks for t in ppl)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_framework_patterns_end_to_end_with_the_embedded_model(tmp_path, pattern):
+    """The same patterns with the embedded tiny model (hf backend): every task runs and
+    reports its metrics (the tiny model's answers are mostly wrong; no crash, no hang)."""
+    from lm_eval_quantum.models import tiny_model_path
+    from lm_eval_quantum.tasks import resolve
+
+    out = tmp_path / "out"
+    _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
+          "--device", "cpu", "--tasks", pattern, "--limit", "1", "--confirm_run_unsafe_code",
+          "--output_path", str(out)], tmp_path)
+    results = _results(out)
+    assert set(resolve(pattern)) <= set(results)
+    for task in resolve(pattern):
+        metric = "bits_per_byte,none" if task.endswith("_ppl") else "pass@1,judge"
+        assert metric in results[task], task

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from support import replace_post
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.checks import Session
@@ -44,27 +45,17 @@ def _largest(docs, slug, fw):
             and d["split"] == "test"][-1]
 
 
-def _replace_post(doc, body: str) -> str:
-    """The canonical with its run_and_analyze replaced by `body` (indented function body);
-    the helpers defined after it are kept."""
-    head, rest = doc["canonical"].split("def run_and_analyze")
-    rest = rest.split("```")[0]
-    helpers = rest[rest.index("\n\n\n"):] if "\n\n\n" in rest else "\n"
-    return (head + "def run_and_analyze(circuit, simulator):\n" + body.rstrip() + "\n"
-            + helpers.rstrip() + "\n```")
-
-
 # --- answers that must fail ---------------------------------------------------------------
 def _wrong_answers(docs):
     out = {}
     for fw in ("qasm", "qiskit", "cirq"):
         dj = _largest(docs, "deutsch_jozsa", fw)
-        out[f"dj_always_balanced_{fw}"] = (dj, _replace_post(dj, '    return "balanced"'))
-        out[f"dj_always_constant_{fw}"] = (dj, _replace_post(dj, '    return "constant"'))
+        out[f"dj_always_balanced_{fw}"] = (dj, replace_post(dj, '    return "balanced"'))
+        out[f"dj_always_constant_{fw}"] = (dj, replace_post(dj, '    return "constant"'))
         for slug in ("simon", "grover"):
             doc = _largest(docs, slug, fw)
             n = json.loads(doc["params"])["n"]
-            out[f"{slug}_zeros_{fw}"] = (doc, _replace_post(doc, f'    return "{"0" * n}"'))
+            out[f"{slug}_zeros_{fw}"] = (doc, replace_post(doc, f'    return "{"0" * n}"'))
     # circuit-level mistakes
     dj = _largest(docs, "deutsch_jozsa", "qiskit")        # no |-> on the target: no kickback
     out["dj_no_kickback_qiskit"] = (dj, dj["canonical"].replace("    qc.x(n)", "    pass", 1))
@@ -85,93 +76,6 @@ def _wrong_answers(docs):
         "        cirq.H.on_each(*q),\n", "        cirq.H.on_each(*q[:n]), cirq.ry(1.5)(q[n]),\n", 1))
     for label, (doc, text) in out.items():
         assert text != doc["canonical"], label
-    return out
-
-
-# The oracle object handed to the candidate, read as a matrix or definition.  On a
-# leak the answer is decoded (Grover: the -1 on the diagonal; Deutsch-Jozsa: whether
-# the permutation is the identity or a flip of the target) so a leak would score.
-STRUCTURE_CHEAT = '''\
-    import numpy as np
-    ops = []
-    try:
-        ops = [inst.operation for inst in circuit.data]
-    except AttributeError:
-        ops = [op.gate for op in circuit.all_operations()]
-    for op in ops:
-        if "Oracle" not in (getattr(op, "name", None) or repr(op)):
-            continue
-        getters = [lambda o: o.to_matrix()]
-        try:
-            from qiskit.quantum_info import Operator
-            getters.append(lambda o: Operator(o).data)
-        except Exception:
-            pass
-        try:
-            import cirq
-            getters.append(lambda o: cirq.unitary(o))
-            getters.append(lambda o: cirq.unitary(cirq.Circuit(cirq.decompose(o.on(*cirq.LineQubit.range(o.num_qubits()))))))
-        except Exception:
-            pass
-        for get in getters:
-            try:
-                m = np.asarray(get(op))
-            except Exception:
-                continue
-            if m.ndim != 2 or m.shape[0] < 2 or np.allclose(m, np.eye(len(m))):
-                continue
-            n = int(round(np.log2(len(m))))
-            if KIND == "grover":
-                hit = np.flatnonzero(np.isclose(np.diag(m), -1))
-                if len(hit):
-                    return format(int(hit[0]), f"0{n}b")
-            else:
-                flip = np.kron(np.eye(len(m) // 2), [[0, 1], [1, 0]])
-                return "constant" if (np.allclose(m, flip) or np.allclose(m, np.eye(len(m)))) else "balanced"
-        for attr in ("params", "__dict__", "definition", "_definition"):
-            value = getattr(op, attr, None)
-            if value and any(word in repr(value) for word in ("secret", "marked", "table")):
-                return repr(value)
-    return None'''
-
-# Hidden data in memory (any dict with an "answer"), the judge's modules, data files.
-MEMORY_CHEAT = '''\
-    import gc, glob, json, os, sys
-    calls = globals().setdefault("_calls", [])
-    calls.append(1)
-    for obj in gc.get_objects():
-        if isinstance(obj, dict) and "answer" in obj and ("hidden" in obj or "secret" in obj
-                                                        or "marked" in obj or "table" in obj):
-            return str(obj["answer"])
-        if isinstance(obj, dict) and isinstance(obj.get("hidden"), list):
-            return str(obj["hidden"][len(calls) - 1]["answer"])
-    try:
-        import importlib
-        problem = importlib.import_module("lm_eval_quantum.problems." + KIND).PROBLEM
-        return problem.hidden_tests(PARAMS)[len(calls) - 1]["answer"]
-    except Exception:
-        pass
-    roots = [os.path.join(entry, "lm_eval_quantum", "data") for entry in sys.path] + [os.getcwd()]
-    for root in roots:
-        for path in glob.glob(os.path.join(root, "*" + KIND + "*.jsonl")):
-            try:
-                for line in open(path):
-                    doc = json.loads(line)
-                    return json.loads(doc["check"])["hidden"][len(calls) - 1]["answer"]
-            except Exception:
-                pass
-    return None'''
-
-
-def _cheats(docs):
-    out = {}
-    for slug in SLUGS:
-        for fw in ("qasm", "qiskit", "cirq"):
-            doc = _largest(docs, slug, fw)
-            prelude = f"    KIND = {slug!r}\n    PARAMS = {json.loads(doc['params'])!r}\n"
-            if slug != "simon":
-                out[f"structure_{slug}_{fw}"] = (doc, _replace_post(doc, prelude + STRUCTURE_CHEAT))
-            out[f"memory_{slug}_{fw}"] = (doc, _replace_post(doc, prelude + MEMORY_CHEAT))
     return out
 
 
@@ -210,9 +114,9 @@ def scored():
     from lm_eval_quantum.scoring import score_samples
 
     docs = _docs()
-    wrong, cheats, mutants = _wrong_answers(docs), _cheats(docs), _dj_mutants(docs)
+    wrong, mutants = _wrong_answers(docs), _dj_mutants(docs)
     items = [(d, d["canonical"], seed) for d in docs for seed in SEEDS]
-    extra = {**wrong, **cheats}
+    extra = dict(wrong)
     items += [(doc, text, 0) for doc, text in extra.values()]
     items += [(m.doc, m.response, m.sample_index) for m, _ in mutants]
     verdicts = score_samples(items, progress=False)
@@ -364,18 +268,6 @@ def test_wrong_answers_fail(scored, label):
     assert v["exec_ok"] and not v["passed"] and v["category"] == "wrong_answer", v
     if label in ("grover_one_short_qiskit", "dj_tilted_cirq"):
         assert v["message"].startswith("hidden test ") and v["score"] == 0.0, v["message"]
-
-
-@pytest.mark.parametrize("label", [
-    *(f"structure_{slug}_{fw}" for slug in ("deutsch_jozsa", "grover") for fw in ("qasm", "qiskit", "cirq")),
-    *(f"memory_{slug}_{fw}" for slug in SLUGS for fw in ("qasm", "qiskit", "cirq"))])
-def test_reading_the_oracle_instead_of_querying_scores_zero(scored, label):
-    v = scored["named"][label]
-    if label.startswith("memory") and v["isolation"] == "rlimits":
-        pytest.skip("hiding the package needs the bwrap isolation level")
-    assert v["exec_ok"], v["message"]
-    assert v["score"] == 0.0 and not v["passed"] and v["category"] == "wrong_answer", v
-    assert v["oracle_calls"] == 0
 
 
 def test_hidden_answers_never_reach_the_sandbox_or_the_messages(scored):

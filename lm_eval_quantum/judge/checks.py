@@ -1,7 +1,8 @@
 """The trusted judge of one sample: serves the oracle, then grades the artifact.
 
 A `Session` is created per (doc, sample).  It builds the sandbox job (which
-never contains hidden data), answers the candidate's simulator requests by
+never contains hidden data), answers the candidate's simulator requests (for
+the submitted circuit only: no classical probes of the oracle) by
 plugging in the hidden oracle of the requested test (exact simulation, counts
 sampled with a generator seeded from the sample's key, shots metered; for a
 deterministic algorithm uniformly from every outcome that can occur, see
@@ -94,6 +95,10 @@ class Session:
         used = self.shots.get(test, 0) + msg["shots"]
         if used > th.MAX_SHOTS_PER_TEST:
             return {"error": f"shot budget exceeded: at most {th.MAX_SHOTS_PER_TEST} shots per test"}
+        if msg.get("circuit") != self.artifact:
+            # query complexity is the submitted circuit's: no classical probes of the oracle
+            return {"error": "simulator.run accepts only the circuit that build_circuit returned "
+                             "(unchanged, not transpiled)"}
         try:
             circuit = check_circuit(msg.get("circuit"), th.MAX_STATE_QUBITS, th.MAX_OPS)
             oracle_ops = [op for op in circuit["ops"] if op["name"] == "oracle"]

@@ -187,6 +187,7 @@ def _plan(circuit: dict, oracle):
     """
     gates, measured = [], {}
     touched, done = set(), set()  # qubits that saw an op / were measured
+    checked: dict[int, tuple] = {}  # the oracle, validated once per width
     for op in circuit["ops"]:
         name, qubits = op["name"], list(op.get("qubits", []))
         if op.get("matrix") is None and name == "barrier":
@@ -205,7 +206,9 @@ def _plan(circuit: dict, oracle):
             continue
         touched.update(qubits)
         if op.get("matrix") is None and name == "oracle":
-            gates.append(("oracle", qubits, _check_oracle(oracle, len(qubits))))
+            if len(qubits) not in checked:
+                checked[len(qubits)] = _check_oracle(oracle, len(qubits))
+            gates.append(("oracle", qubits, checked[len(qubits)]))
         else:
             gates.append(("u", qubits, gate_matrix(op)))
     return gates, measured
@@ -226,11 +229,37 @@ def _split_view(arr: np.ndarray, n: int, qubits) -> tuple[np.ndarray, list[int]]
     return arr.reshape(dims), [2 * axes.index(n - 1 - q) + 1 for q in qubits]
 
 
+def _oracle_map(n: int, qubits, perm: np.ndarray, phase: np.ndarray):
+    """An oracle on `qubits` (first listed = most significant bit of its index) as a
+    map of the full state: amplitude r moves to dest[r], times factor[r]."""
+    r = np.arange(2**n)
+    k = len(qubits)
+    sub = np.zeros_like(r)
+    for j, q in enumerate(qubits):
+        sub |= ((r >> q) & 1) << (k - 1 - j)
+    new = perm[sub]
+    dest = r.copy()
+    for j, q in enumerate(qubits):
+        dest &= ~(1 << q)
+        dest |= ((new >> (k - 1 - j)) & 1) << q
+    return dest, phase[sub]
+
+
 def _apply(psi: np.ndarray, n: int, gates) -> np.ndarray:
     """Apply gates to a C-contiguous (2**n, batch) array (row index bit k = qubit k)."""
+    maps: dict[tuple, tuple] = {}  # oracle placements seen in this circuit
     for kind, qubits, data in gates:
         k = len(qubits)
         if k == 0:
+            continue
+        if kind == "oracle":
+            key = (tuple(qubits), id(data))
+            if key not in maps:
+                maps[key] = _oracle_map(n, qubits, *data)
+            dest, factor = maps[key]
+            out = np.empty_like(psi)
+            out[dest] = factor[:, None] * psi
+            psi = out
             continue
         view, pos = _split_view(psi, n, qubits)
         out = np.empty_like(psi)
@@ -241,11 +270,7 @@ def _apply(psi: np.ndarray, n: int, gates) -> np.ndarray:
             for p, b in zip(pos, bits):
                 index[p] = b
             blocks.append(tuple(index))
-        if kind == "oracle":
-            perm, phase = data
-            for i, block in enumerate(blocks):
-                out_view[blocks[perm[i]]] = phase[i] * view[block]
-        elif k <= _ELEMENTWISE_MAX_QUBITS:
+        if k <= _ELEMENTWISE_MAX_QUBITS:
             # out[i] = sum_j U[i, j] psi[j] over sub-blocks: elementwise numpy with
             # zero entries skipped, no BLAS call (and no thread pool) per gate
             for i, row in enumerate(blocks):

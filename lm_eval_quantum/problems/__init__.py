@@ -5,7 +5,7 @@ module defines a `Problem` subclass instance called `PROBLEM` with:
 
 * `slug`, `title`, `frameworks`, `check` (a judge check kind of
   `judge.grading.CHECKS`: "state", "unitary", "algorithm", "distribution",
-  "variational" or "repair"), `version`;
+  "variational", "channel" or "repair"), `suite`, `version`;
 * `instances(split)` -> list of JSON-able parameter dicts (seeded, disjoint
   between the `test` and `fewshot` splits);
 * `statement(params)` -> the framework-neutral task text;
@@ -36,7 +36,9 @@ PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon",
                    "w_state", "qaoa_maxcut",
                    "random_clifford", "random_universal", "random_number_generator", "data_encoding",
                    "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
-                   "oracle_diffusion", "oracle_sat")
+                   "oracle_diffusion", "oracle_sat", "teleportation", "superdense_coding", "bb84",
+                   "generalized_simon", "oracle_simon", "oracle_triangle",
+                   "phase_estimation", "shor", "vqe", "autoencoder", "swap_test")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
