@@ -49,7 +49,11 @@ def test_canonical_passes_and_bad_answers_fail_distinctly(task):
     good, empty, syntax, wrong = lmq.score(
         task, doc, [doc["canonical"], "", _syntax_error(doc), wrong_text or doc["canonical"]])
     assert good["passed"] and good["category"] == "ok", good["message"]
-    assert good["score"] == pytest.approx(1.0, abs=1e-9)
+    spec = json.loads(doc["check"])
+    if spec.get("canonical_success", 1.0) == 1.0:
+        assert good["score"] == pytest.approx(1.0, abs=1e-9)
+    else:   # Grover: the canonical itself misses a hidden test now and then
+        assert good["score"] >= spec["min_correct"] / len(spec["hidden"])
     assert (empty["passed"], empty["category"]) == (False, "no_code")
     assert (syntax["passed"], syntax["category"]) == (False, "syntax"), syntax["message"]
     if wrong_text is not None:

@@ -99,7 +99,8 @@ class Problem:
         return (self.instances("test") + self.instances("fewshot"))[:count]
 
     def width(self, params: dict) -> int:
-        return params["n"]
+        """n data qubits, then params["ancillas"] declared ancillas when there are any."""
+        return params["n"] + params.get("ancillas", 0)
 
     def statement(self, params: dict) -> str:
         raise NotImplementedError
@@ -163,12 +164,15 @@ class Problem:
 
     def check_spec(self, framework: str, params: dict) -> dict:
         """What the judge needs; hidden parts are never sent to the sandbox."""
-        return {
+        spec = {
             "kind": self.check,
             "num_qubits": self.width(params),
             "entry": "build_circuit",
             "args": self.entry_args(params),
         }
+        if params.get("ancillas"):   # after the n data qubits; they must end clean
+            spec["ancillas"] = list(range(params["n"], self.width(params)))
+        return spec
 
 
 MEASURE_RULE = {

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, seeded_rng
-from .simon import ADD_EQUATION, CODE, coset_function, xor_oracle
+from . import OracleAlgorithm, seeded_rng
+from .simon import ADD_EQUATION, CODE, coset_function, simon_qasm, xor_oracle
 
 
 def rref(vectors) -> tuple[int, ...]:
@@ -200,13 +200,7 @@ class GeneralizedSimon(OracleAlgorithm):
         post = POST[framework].replace("@K@", str(k))
         helpers = ADD_EQUATION + "\n\n\n" + SUBGROUP
         if framework == "qasm":
-            qs = ", ".join(f"q[{i}]" for i in range(2 * n))
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{2 * n}] q;"]
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines.append(f"Oracle {qs};")
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
-            return {"qasm": "\n".join(lines), "python": post + "\n\n\n" + helpers}
+            return {"qasm": simon_qasm(n), "python": post + "\n\n\n" + helpers}
         circuit = CODE[framework][: CODE[framework].index("def run_and_analyze")]
         return {"python": circuit + post + "\n\n\n" + helpers}
 

@@ -46,8 +46,6 @@ class OracleSAT(Problem):
                             "ancillas": m})
         return out
 
-    def width(self, params):
-        return params["n"] + params["ancillas"]
 
     def signature(self, framework, params):
         return "build_circuit(n: int, clauses: list[list[int]], ancillas: int)"
@@ -69,11 +67,6 @@ class OracleSAT(Problem):
         exactly, up to one global phase.
         """
 
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["ancillas"] = list(range(n, n + params["ancillas"]))
-        return spec
 
     def target_for(self, params, framework):
         """The phase oracle on the n variable qubits (ancillas are not part of it)."""

@@ -71,8 +71,6 @@ class OracleTriangle(Problem):
         return [{"n": n, "edges": random_graph(n, seeded_rng(self.slug, split, n)), "ancillas": ANCILLAS}
                 for n in (self.test_sizes if split == "test" else self.fewshot_sizes)]
 
-    def width(self, params):
-        return params["n"] + params["ancillas"]
 
     def signature(self, framework, params):
         return "build_circuit(n: int, edges: list[list[int]], ancillas: int)"
@@ -100,11 +98,6 @@ class OracleTriangle(Problem):
         on all 2^{n} inputs with clean ancillas is checked exactly, up to one global phase.
         """
 
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        n = params["n"]
-        spec["ancillas"] = list(range(n, n + params["ancillas"]))
-        return spec
 
     def target_for(self, params, framework):
         """The phase oracle on the n vertex qubits (ancillas are not part of it)."""

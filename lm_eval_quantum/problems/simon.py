@@ -115,16 +115,21 @@ class Simon(OracleAlgorithm):
         return xor_oracle(coset_function(n, [0, s], test["labels"]), num_args)
 
     def canonical(self, framework, params):
-        n = params["n"]
         if framework == "qasm":
-            qs = ", ".join(f"q[{i}]" for i in range(2 * n))
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{2 * n}] q;"]
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines.append(f"Oracle {qs};")
-            lines += [f"h q[{i}];" for i in range(n)]
-            lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
-            return {"qasm": "\n".join(lines), "python": QASM_POST + "\n\n\n" + SOLVE}
+            return {"qasm": simon_qasm(params["n"]), "python": QASM_POST + "\n\n\n" + SOLVE}
         return {"python": CODE[framework] + "\n\n\n" + SOLVE}
+
+
+def simon_qasm(n: int) -> str:
+    """Simon's circuit in OpenQASM (also generalized Simon's): H on x, the oracle,
+    H on x, measure x."""
+    qs = ", ".join(f"q[{i}]" for i in range(2 * n))
+    lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{2 * n}] q;"]
+    lines += [f"h q[{i}];" for i in range(n)]
+    lines.append(f"Oracle {qs};")
+    lines += [f"h q[{i}];" for i in range(n)]
+    lines += [f"c[{i}] = measure q[{i}];" for i in range(n)]
+    return "\n".join(lines)
 
 
 # Shared classical part: GF(2) elimination over bitstrings read as integers (the
