@@ -32,17 +32,17 @@ bases (fewshot).
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, Problem, seeded_rng
-from .teleportation import describe_registers
+from typing import ClassVar
 
-MEASURE_AT_END = {
-    "qasm": "You may measure t into a `bit` register at the very end; no gate may follow a "
-            "measurement, and `if` statements are not supported.",
-    "qiskit": "You may measure t at the very end; no gate may follow a measurement, and "
-              "classical control (`if_test`, `c_if`) is not supported.",
-    "cirq": "You may end with `cirq.measure(...)` on t; classically controlled operations "
-            "are not supported.",
-    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
+from . import seeded_rng
+from .teleportation import PartyProtocol
+
+# The registers are always in blocks: `{registers}` in CODE.
+LAYOUT_CODE = {
+    "blocks": '''\
+    k = list(range(n))              # Alice's key bits
+    s = list(range(n, 2 * n))       # Bob's basis choices (1 = X basis)
+    t = list(range(2 * n, 3 * n))   # the qubits Alice sends to Bob''',
 }
 
 
@@ -59,10 +59,16 @@ def alice_bases(n: int, seed: int) -> str:
             return bases
 
 
-class BB84(Problem):
+class BB84(PartyProtocol):
     slug = "bb84"
     title = "BB84 quantum key distribution (one program, parties checked)"
-    check = "channel"
+    mode = "classical"
+    parties: ClassVar = {"k": ["alice"], "s": ["bob"], "t": ["alice", "bob"]}
+    roles: ClassVar = {"k": "Alice's key bits k (computational-basis inputs)",
+             "s": "Bob's basis choices s (computational-basis inputs: 0 = Z basis, 1 = X basis)",
+             "t": "the qubits t that Alice prepares and sends to Bob (start in |0>)"}
+    measured = "t"
+    layout_code = LAYOUT_CODE
 
     def instances(self, split):
         sizes, offset = ((2, 3, 4), 0) if split == "test" else ((2, 3), 1000)
@@ -76,8 +82,11 @@ class BB84(Problem):
             out.append({"n": n, "seed": seed, "bases": bases})
         return out
 
-    def width(self, params):
-        return 3 * params["n"]
+    def registers(self, params):
+        return registers(params["n"])
+
+    def code_template(self, framework):
+        return CODE[framework]
 
     def signature(self, framework, params):
         return "build_circuit(n: int, bases: str)"
@@ -85,15 +94,12 @@ class BB84(Problem):
     def entry_args(self, params):
         return [params["n"], params["bases"]]
 
-    def statement(self, params):
+    def task(self, params):
+        return f"quantum part of the BB84 key distribution protocol for {params['n']} rounds"
+
+    def rules(self, params):
         n, bases = params["n"], params["bases"]
-        roles = {"k": "Alice's key bits k (computational-basis inputs)",
-                 "s": "Bob's basis choices s (computational-basis inputs: 0 = Z basis, 1 = X basis)",
-                 "t": "the qubits t that Alice prepares and sends to Bob (start in |0>)"}
-        return "\n".join([
-            f"Write the quantum part of the BB84 key distribution protocol for {n} rounds as one "
-            f"circuit on {3 * n} qubits. The registers:",
-            describe_registers(registers(n), roles),
+        return [
             f'Alice\'s bases are bases = "{bases}" (round i uses bases[i]; in Python it is the '
             "argument `bases`).",
             "",
@@ -112,20 +118,7 @@ class BB84(Problem):
             "states, t in |0>) and requires the exact outcome probabilities of t: independently "
             "for each round, t[i] = k[i] with probability 1 where bases[i] matches Bob's basis "
             "and a fair coin where it does not.",
-        ])
-
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        return text.rstrip("\n") + " " + MEASURE_AT_END[framework] + "\n\n"
-
-    def protocol(self, params) -> dict:
-        n = params["n"]
-        owners, names = [None] * self.width(params), [None] * self.width(params)
-        parties = {"k": ["alice"], "s": ["bob"], "t": ["alice", "bob"]}
-        for name, qs in registers(n).items():
-            for i, q in enumerate(qs):
-                owners[q], names[q] = parties[name], f"{name}[{i}]"
-        return {"owners": owners, "names": names, "classical": []}
+        ]
 
     def target_for(self, params, framework):
         """{input key: {outcome key: p}}: input key = values of k[0..n-1] then s[0..n-1];
@@ -143,27 +136,24 @@ class BB84(Problem):
             target[key] = dist
         return target
 
-    def check_spec(self, framework, params):
+    def io(self, params):
         regs = registers(params["n"])
-        return {**super().check_spec(framework, params), "mode": "classical",
-                "inputs": regs["k"] + regs["s"], "outputs": regs["t"],
-                "protocol": self.protocol(params)}
+        return regs["k"] + regs["s"], regs["t"]
 
-    def canonical(self, framework, params):
-        n, bases = params["n"], params["bases"]
-        if framework == "qasm":
-            regs = registers(n)
-            k, s, t = regs["k"], regs["s"], regs["t"]
-            lines = QASM_HEADER + [f"qubit[{3 * n}] q;", f"bit[{n}] c;"]
-            for i in range(n):       # Alice encodes k[i] in her basis
-                lines.append(f"cx q[{k[i]}], q[{t[i]}];")
-                if bases[i] == "X":
-                    lines.append(f"h q[{t[i]}];")
-            for i in range(n):       # Bob: X-basis measurement when s[i] = 1
-                lines.append(f"ch q[{s[i]}], q[{t[i]}];")
-            lines += [f"c[{i}] = measure q[{t[i]}];" for i in range(n)]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
+    def measured_qubits(self, params):
+        return registers(params["n"])["t"]
+
+    def qasm_gates(self, params):
+        regs = registers(params["n"])
+        k, s, t = regs["k"], regs["s"], regs["t"]
+        lines = []
+        for i, basis in enumerate(params["bases"]):   # Alice encodes k[i] in her basis
+            lines.append(f"cx q[{k[i]}], q[{t[i]}];")
+            if basis == "X":
+                lines.append(f"h q[{t[i]}];")
+        for i in range(params["n"]):   # Bob: X-basis measurement when s[i] = 1
+            lines.append(f"ch q[{s[i]}], q[{t[i]}];")
+        return lines
 
 
 # Alice: |k> (Z basis) or H|k> (X basis) on t[i]; Bob: a Hadamard controlled by his basis
@@ -174,9 +164,7 @@ CODE = {
 from qiskit import QuantumCircuit
 
 def build_circuit(n: int, bases: str) -> QuantumCircuit:
-    k = list(range(n))              # Alice's key bits
-    s = list(range(n, 2 * n))       # Bob's basis choices (1 = X basis)
-    t = list(range(2 * n, 3 * n))   # the qubits Alice sends to Bob
+{registers}
     qc = QuantumCircuit(3 * n, n)
     for i in range(n):
         # Alice encodes k[i] in her basis
@@ -194,9 +182,7 @@ import cirq
 
 def build_circuit(n: int, bases: str) -> cirq.Circuit:
     q = cirq.LineQubit.range(3 * n)
-    k = list(range(n))              # Alice's key bits
-    s = list(range(n, 2 * n))       # Bob's basis choices (1 = X basis)
-    t = list(range(2 * n, 3 * n))   # the qubits Alice sends to Bob
+{registers}
     circuit = cirq.Circuit()
     for i in range(n):
         # Alice encodes k[i] in her basis
@@ -212,9 +198,7 @@ def build_circuit(n: int, bases: str) -> cirq.Circuit:
 import pennylane as qml
 
 def build_circuit(n: int, bases: str):
-    k = list(range(n))              # Alice's key bits
-    s = list(range(n, 2 * n))       # Bob's basis choices (1 = X basis)
-    t = list(range(2 * n, 3 * n))   # the qubits Alice sends to Bob
+{registers}
     for i in range(n):
         # Alice encodes k[i] in her basis
         qml.CNOT(wires=[k[i], t[i]])

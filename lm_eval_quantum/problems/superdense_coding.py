@@ -23,8 +23,14 @@ n = 2, 3 with the registers interleaved per pair (fewshot).
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, Problem
-from .teleportation import describe_registers
+from typing import ClassVar
+
+from .teleportation import (
+    BELL_ROLES,
+    PartyProtocol,
+    bell_source_qasm,
+    bell_source_rules,
+)
 
 LAYOUT_CODE = {
     "blocks": '''\
@@ -37,16 +43,6 @@ LAYOUT_CODE = {
     b = list(range(3, 4 * n, 4))    # Bob's halves''',
 }
 
-MEASURE_AT_END = {
-    "qasm": "You may measure Bob's qubits into a `bit` register at the very end; no gate may "
-            "follow a measurement, and `if` statements are not supported.",
-    "qiskit": "You may measure Bob's qubits at the very end; no gate may follow a measurement, "
-              "and classical control (`if_test`, `c_if`) is not supported.",
-    "cirq": "You may end with `cirq.measure(...)` on Bob's qubits; classically controlled "
-            "operations are not supported.",
-    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
-}
-
 
 def registers(params: dict) -> dict[str, list[int]]:
     n = params["n"]
@@ -57,33 +53,33 @@ def registers(params: dict) -> dict[str, list[int]]:
             "b": list(range(3, 4 * n, 4))}
 
 
-class SuperdenseCoding(Problem):
+class SuperdenseCoding(PartyProtocol):
     slug = "superdense_coding"
     title = "Superdense coding (one program, parties checked)"
-    check = "channel"
+    mode = "classical"
+    qubits_per_n = 4
+    test_sizes = range(1, 4)
+    parties: ClassVar = {"x": ["alice"], "a": ["source", "alice", "bob"], "b": ["source", "bob"]}
+    roles: ClassVar = {"x": "Alice's message bits x (computational-basis inputs)", **BELL_ROLES}
+    measured = "Bob's qubits"
+    layout_code = LAYOUT_CODE
 
-    def instances(self, split):
-        if split == "test":
-            return [{"n": n, "layout": "blocks"} for n in range(1, 4)]
-        return [{"n": n, "layout": "interleaved"} for n in (2, 3)]
+    def registers(self, params):
+        return registers(params)
 
-    def width(self, params):
-        return 4 * params["n"]
+    def code_template(self, framework):
+        return CODE[framework]
 
-    def statement(self, params):
+    def task(self, params):
         n = params["n"]
-        roles = {"x": "Alice's message bits x (computational-basis inputs)",
-                 "a": "Alice's halves a of the Bell pairs (start in |0>)",
-                 "b": "Bob's halves b of the Bell pairs (start in |0>)"}
-        s, pairs = ("s", "pairs") if n > 1 else ("", "pair")
-        return "\n".join([
-            f"Write the superdense coding protocol for {2 * n} classical bits over {n} qubit{s} as "
-            f"one circuit on {4 * n} qubits. The registers:",
-            describe_registers(registers(params), roles),
+        return (f"superdense coding protocol for {2 * n} classical bits over {n} "
+                f"qubit{'s' if n > 1 else ''}")
+
+    def rules(self, params):
+        n = params["n"]
+        return [
             "",
-            "The protocol has three parties, and the judge checks who acts on what:",
-            f"1. An entanglement source prepares {n} Bell {pairs} (|00> + |11>)/sqrt(2) on "
-            "(a[i], b[i]), then gives a[i] to Alice and b[i] to Bob. It may only act on a and b.",
+            *bell_source_rules(n),
             "2. Alice encodes the two bits x[2i], x[2i+1] into a[i], acting only on x and a, and "
             "then sends the qubit a[i] to Bob. She never acts on b, and after sending a[i] she "
             "never acts on it again.",
@@ -97,19 +93,7 @@ class SuperdenseCoding(Problem):
             f"{2 ** (2 * n)} messages (x prepared as a computational-basis state, all other "
             "qubits in |0>) and requires the exact outcome probabilities of "
             "a[0], b[0], ... to give Bob the message with probability 1.",
-        ])
-
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        return text.rstrip("\n") + " " + MEASURE_AT_END[framework] + "\n\n"
-
-    def protocol(self, params) -> dict:
-        owners, names = [None] * self.width(params), [None] * self.width(params)
-        parties = {"x": ["alice"], "a": ["source", "alice", "bob"], "b": ["source", "bob"]}
-        for name, qs in registers(params).items():
-            for i, q in enumerate(qs):
-                owners[q], names[q] = parties[name], f"{name}[{i}]"
-        return {"owners": owners, "names": names, "classical": []}
+        ]
 
     def target_for(self, params, framework):
         """Every message x (key: the values of x[0], x[1], ...) decodes to itself on
@@ -118,28 +102,23 @@ class SuperdenseCoding(Problem):
         keys = [format(v, f"0{k}b") for v in range(2**k)]
         return {key: {key: 1.0} for key in keys}
 
-    def check_spec(self, framework, params):
-        regs = registers(params)
-        outputs = [q for i in range(params["n"]) for q in (regs["a"][i], regs["b"][i])]
-        return {**super().check_spec(framework, params), "mode": "classical",
-                "inputs": regs["x"], "outputs": outputs, "protocol": self.protocol(params)}
+    def io(self, params):
+        return registers(params)["x"], self.measured_qubits(params)
 
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            regs = registers(params)
-            x, a, b = regs["x"], regs["a"], regs["b"]
-            lines = QASM_HEADER + [f"qubit[{4 * n}] q;", f"bit[{2 * n}] c;"]
-            for i in range(n):       # the source: a Bell pair on a[i], b[i]
-                lines += [f"h q[{a[i]}];", f"cx q[{a[i]}], q[{b[i]}];"]
-            for i in range(n):       # Alice: X^(x[2i+1]) then Z^(x[2i]) on a[i]
-                lines += [f"cx q[{x[2 * i + 1]}], q[{a[i]}];", f"cz q[{x[2 * i]}], q[{a[i]}];"]
-            for i in range(n):       # Bob: Bell basis -> computational basis
-                lines += [f"cx q[{a[i]}], q[{b[i]}];", f"h q[{a[i]}];"]
-            for i in range(n):
-                lines += [f"c[{2 * i}] = measure q[{a[i]}];", f"c[{2 * i + 1}] = measure q[{b[i]}];"]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework].replace("{registers}", LAYOUT_CODE[params["layout"]])}
+    def measured_qubits(self, params):
+        """Bob's decoded bits, pair by pair: a[0], b[0], a[1], b[1], ..."""
+        regs = registers(params)
+        return [q for a, b in zip(regs["a"], regs["b"]) for q in (a, b)]
+
+    def qasm_gates(self, params):
+        regs = registers(params)
+        x, a, b = regs["x"], regs["a"], regs["b"]
+        lines = bell_source_qasm(a, b)
+        for i in range(params["n"]):   # Alice: X^(x[2i+1]) then Z^(x[2i]) on a[i]
+            lines += [f"cx q[{x[2 * i + 1]}], q[{a[i]}];", f"cz q[{x[2 * i]}], q[{a[i]}];"]
+        for i in range(params["n"]):   # Bob: Bell basis -> computational basis
+            lines += [f"cx q[{a[i]}], q[{b[i]}];", f"h q[{a[i]}];"]
+        return lines
 
 
 # Z^(x[2i]) X^(x[2i+1]) maps the Bell pair (|00> + |11>)/sqrt(2) to the Bell state labelled by
@@ -151,10 +130,7 @@ from qiskit import QuantumCircuit
 def build_circuit(n: int) -> QuantumCircuit:
 {registers}
     qc = QuantumCircuit(4 * n, 2 * n)
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qc.h(a[i])
-        qc.cx(a[i], b[i])
+{source}
     for i in range(n):
         # Alice encodes her two bits into a[i], then sends a[i] to Bob
         qc.cx(x[2 * i + 1], a[i])
@@ -174,9 +150,7 @@ def build_circuit(n: int) -> cirq.Circuit:
     q = cirq.LineQubit.range(4 * n)
 {registers}
     circuit = cirq.Circuit()
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        circuit.append([cirq.H(q[a[i]]), cirq.CNOT(q[a[i]], q[b[i]])])
+{source}
     for i in range(n):
         # Alice encodes her two bits into a[i], then sends a[i] to Bob
         circuit.append([cirq.CNOT(q[x[2 * i + 1]], q[a[i]]), cirq.CZ(q[x[2 * i]], q[a[i]])])
@@ -190,10 +164,7 @@ import pennylane as qml
 
 def build_circuit(n: int):
 {registers}
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qml.Hadamard(wires=a[i])
-        qml.CNOT(wires=[a[i], b[i]])
+{source}
     for i in range(n):
         # Alice encodes her two bits into a[i], then sends a[i] to Bob
         qml.CNOT(wires=[x[2 * i + 1], a[i]])

@@ -24,6 +24,8 @@ Instances: n = 1..4 teleported qubits (3n qubits) with the registers in blocks
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from . import QASM_HEADER, Problem
 
 LAYOUT_CODE = {
@@ -36,17 +38,6 @@ LAYOUT_CODE = {
     a = list(range(1, 3 * n, 3))    # Alice's halves of the Bell pairs
     b = list(range(2, 3 * n, 3))    # Bob's halves''',
 }
-
-MEASURE_AT_END = {
-    "qasm": "You may measure Alice's qubits into a `bit` register at the very end; no gate may "
-            "follow a measurement, and `if` statements are not supported.",
-    "qiskit": "You may measure Alice's qubits at the very end; no gate may follow a "
-              "measurement, and classical control (`if_test`, `c_if`) is not supported.",
-    "cirq": "You may end with `cirq.measure(...)` on Alice's qubits; classically controlled "
-            "operations are not supported.",
-    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
-}
-
 
 def registers(params: dict) -> dict[str, list[int]]:
     n = params["n"]
@@ -66,33 +57,151 @@ def describe_registers(regs: dict, what: dict) -> str:
     return "\n".join(lines)
 
 
-class Teleportation(Problem):
-    slug = "teleportation"
-    title = "Quantum teleportation (one program, parties checked)"
+# --- shared by the protocol problems (teleportation, superdense coding, BB84) ---------------
+MEASURE_AT_END = {
+    "qasm": "You may measure {who} into a `bit` register at the very end; no gate may follow a "
+            "measurement, and `if` statements are not supported.",
+    "qiskit": "You may measure {who} at the very end; no gate may follow a measurement, and "
+              "classical control (`if_test`, `c_if`) is not supported.",
+    "cirq": "You may end with `cirq.measure(...)` on {who}; classically controlled operations "
+            "are not supported.",
+    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
+}
+
+BELL_ROLES = {"a": "Alice's halves a of the Bell pairs (start in |0>)",
+              "b": "Bob's halves b of the Bell pairs (start in |0>)"}
+
+# The entanglement source's part of the canonical programs: `{source}` in CODE.
+BELL_SOURCE_CODE = {
+    "qiskit": '''\
+    for i in range(n):
+        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
+        qc.h(a[i])
+        qc.cx(a[i], b[i])''',
+    "cirq": '''\
+    for i in range(n):
+        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
+        circuit.append([cirq.H(q[a[i]]), cirq.CNOT(q[a[i]], q[b[i]])])''',
+    "pennylane": '''\
+    for i in range(n):
+        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
+        qml.Hadamard(wires=a[i])
+        qml.CNOT(wires=[a[i], b[i]])''',
+}
+
+
+def bell_source_rules(n: int) -> list[str]:
+    """The statement's lines on the parties and the entanglement source (a[i], b[i])."""
+    pairs = "pairs" if n > 1 else "pair"
+    return [
+        "The protocol has three parties, and the judge checks who acts on what:",
+        f"1. An entanglement source prepares {n} Bell {pairs} (|00> + |11>)/sqrt(2) on "
+        "(a[i], b[i]), then gives a[i] to Alice and b[i] to Bob. It may only act on a and b.",
+    ]
+
+
+def bell_source_qasm(a: list[int], b: list[int]) -> list[str]:
+    lines = []
+    for i in range(len(a)):   # the source: a Bell pair on a[i], b[i]
+        lines += [f"h q[{a[i]}];", f"cx q[{a[i]}], q[{b[i]}];"]
+    return lines
+
+
+class PartyProtocol(Problem):
+    """A communication protocol written as ONE program whose registers belong to
+    parties (check kind "channel"; `judge.locality` checks the parties' moves).
+
+    Subclasses set `qubits_per_n` (width = qubits_per_n * n), `parties` (register ->
+    its successive holders), `classical` (the classical channels), `roles` (register
+    -> its description in the prompt), `measured` (what the candidate may measure at
+    the end), `mode` and `layout_code` (`{registers}` in the canonical Python), and define
+    `registers(params)`, `task(params)`, `rules(params)`, `io(params)` -> (inputs,
+    outputs), `qasm_gates(params)`, `measured_qubits(params)` and
+    `code_template(framework)` (the canonical Python, with `{registers}` and the
+    entanglement source's `{source}` to fill in)."""
+
     check = "channel"
+    mode = "quantum"
+    qubits_per_n = 3
+    test_sizes = range(1, 5)
+    fewshot_sizes = (2, 3)
+    parties: ClassVar[dict] = {}
+    classical: ClassVar[list] = []
+    roles: ClassVar[dict] = {}
+    measured = ""
+    layout_code: ClassVar[dict] = {}
 
     def instances(self, split):
         if split == "test":
-            return [{"n": n, "layout": "blocks"} for n in range(1, 5)]
-        return [{"n": n, "layout": "interleaved"} for n in (2, 3)]
+            return [{"n": n, "layout": "blocks"} for n in self.test_sizes]
+        return [{"n": n, "layout": "interleaved"} for n in self.fewshot_sizes]
 
     def width(self, params):
-        return 3 * params["n"]
+        return self.qubits_per_n * params["n"]
+
+    def registers(self, params) -> dict[str, list[int]]:
+        raise NotImplementedError
 
     def statement(self, params):
-        n = params["n"]
-        roles = {"m": "Alice's message qubits m (in an unknown state)",
-                 "a": "Alice's halves a of the Bell pairs (start in |0>)",
-                 "b": "Bob's halves b of the Bell pairs (start in |0>)"}
-        s, pairs = ("s", "pairs") if n > 1 else ("", "pair")
         return "\n".join([
-            f"Write the quantum teleportation protocol for {n} message qubit{s} as one circuit "
-            f"on {3 * n} qubits. The registers:",
-            describe_registers(registers(params), roles),
+            f"Write the {self.task(params)} as one circuit on {self.width(params)} qubits. "
+            "The registers:",
+            describe_registers(self.registers(params), self.roles),
+            *self.rules(params),
+        ])
+
+    def prompt(self, framework, params):
+        text = super().prompt(framework, params)
+        rule = MEASURE_AT_END[framework].format(who=self.measured)
+        return text.rstrip("\n") + " " + rule + "\n\n"
+
+    def protocol(self, params) -> dict:
+        owners, names = [None] * self.width(params), [None] * self.width(params)
+        for name, qs in self.registers(params).items():
+            for i, q in enumerate(qs):
+                owners[q], names[q] = self.parties[name], f"{name}[{i}]"
+        return {"owners": owners, "names": names, "classical": self.classical}
+
+    def check_spec(self, framework, params):
+        inputs, outputs = self.io(params)
+        return {**super().check_spec(framework, params), "mode": self.mode,
+                "inputs": inputs, "outputs": outputs, "protocol": self.protocol(params)}
+
+    def canonical(self, framework, params):
+        if framework == "qasm":
+            measured = self.measured_qubits(params)
+            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;", f"bit[{len(measured)}] c;"]
+            lines += self.qasm_gates(params)
+            lines += [f"c[{j}] = measure q[{q}];" for j, q in enumerate(measured)]
+            return {"qasm": "\n".join(lines)}
+        layout = self.layout_code[params.get("layout", "blocks")]
+        return {"python": self.code_template(framework).replace("{registers}", layout)
+                .replace("{source}", BELL_SOURCE_CODE[framework])}
+
+
+class Teleportation(PartyProtocol):
+    slug = "teleportation"
+    title = "Quantum teleportation (one program, parties checked)"
+    parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
+    classical: ClassVar = [["alice", "bob"]]
+    roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
+    measured = "Alice's qubits"
+    layout_code = LAYOUT_CODE
+
+    def registers(self, params):
+        return registers(params)
+
+    def code_template(self, framework):
+        return CODE[framework]
+
+    def task(self, params):
+        n = params["n"]
+        return f"quantum teleportation protocol for {n} message qubit{'s' if n > 1 else ''}"
+
+    def rules(self, params):
+        return [
             "",
-            "The protocol has three parties, and the judge checks who acts on what:",
-            f"1. An entanglement source prepares {n} Bell {pairs} (|00> + |11>)/sqrt(2) on "
-            "(a[i], b[i]), then gives a[i] to Alice and b[i] to Bob. It may only act on a and b.",
+            *bell_source_rules(params["n"]),
             "2. Alice acts on her qubits only: m and a (never on b).",
             "3. Bob acts on b only. Alice may send him classical bits (her measurement results), "
             "but this judge has no mid-circuit measurement: use the deferred-measurement "
@@ -107,45 +216,25 @@ class Teleportation(Problem):
             "(possibly entangled) input state of m; all other qubits are discarded. The judge "
             "checks this channel exactly (its entanglement fidelity with the identity), with "
             "every qubit other than m starting in |0>.",
-        ])
+        ]
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        return text.rstrip("\n") + " " + MEASURE_AT_END[framework] + "\n\n"
-
-    def protocol(self, params) -> dict:
+    def io(self, params):
         regs = registers(params)
-        owners, names = [None] * self.width(params), [None] * self.width(params)
-        parties = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
-        for name, qs in regs.items():
-            for i, q in enumerate(qs):
-                owners[q], names[q] = parties[name], f"{name}[{i}]"
-        return {"owners": owners, "names": names, "classical": [["alice", "bob"]]}
+        return regs["m"], regs["b"]
 
-    def check_spec(self, framework, params):
+    def measured_qubits(self, params):
         regs = registers(params)
-        return {**super().check_spec(framework, params), "mode": "quantum",
-                "inputs": regs["m"], "outputs": regs["b"], "protocol": self.protocol(params)}
+        return [q for m, a in zip(regs["m"], regs["a"]) for q in (m, a)]
 
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            regs = registers(params)
-            lines = QASM_HEADER + [f"qubit[{3 * n}] q;", f"bit[{2 * n}] c;"]
-            for i in range(n):       # the source: a Bell pair on a[i], b[i]
-                a, b = regs["a"][i], regs["b"][i]
-                lines += [f"h q[{a}];", f"cx q[{a}], q[{b}];"]
-            for i in range(n):       # Alice: Bell basis -> computational basis
-                m, a = regs["m"][i], regs["a"][i]
-                lines += [f"cx q[{m}], q[{a}];", f"h q[{m}];"]
-            for i in range(n):       # Bob's corrections, controlled by Alice's bits (deferred)
-                m, a, b = regs["m"][i], regs["a"][i], regs["b"][i]
-                lines += [f"cx q[{a}], q[{b}];", f"cz q[{m}], q[{b}];"]
-            for i in range(n):
-                lines += [f"c[{2 * i}] = measure q[{regs['m'][i]}];",
-                          f"c[{2 * i + 1}] = measure q[{regs['a'][i]}];"]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework].replace("{registers}", LAYOUT_CODE[params["layout"]])}
+    def qasm_gates(self, params):
+        regs = registers(params)
+        m, a, b = regs["m"], regs["a"], regs["b"]
+        lines = bell_source_qasm(a, b)
+        for i in range(params["n"]):   # Alice: Bell basis -> computational basis
+            lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
+        for i in range(params["n"]):   # Bob's corrections, controlled by Alice's bits (deferred)
+            lines += [f"cx q[{a[i]}], q[{b[i]}];", f"cz q[{m[i]}], q[{b[i]}];"]
+        return lines
 
 
 # The source prepares (|00> + |11>)/sqrt(2) on a[i], b[i]; Alice's CNOT + H map the
@@ -158,10 +247,7 @@ from qiskit import QuantumCircuit
 def build_circuit(n: int) -> QuantumCircuit:
 {registers}
     qc = QuantumCircuit(3 * n, 2 * n)
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qc.h(a[i])
-        qc.cx(a[i], b[i])
+{source}
     for i in range(n):
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         qc.cx(m[i], a[i])
@@ -181,9 +267,7 @@ def build_circuit(n: int) -> cirq.Circuit:
     q = cirq.LineQubit.range(3 * n)
 {registers}
     circuit = cirq.Circuit()
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        circuit.append([cirq.H(q[a[i]]), cirq.CNOT(q[a[i]], q[b[i]])])
+{source}
     for i in range(n):
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         circuit.append([cirq.CNOT(q[m[i]], q[a[i]]), cirq.H(q[m[i]])])
@@ -197,10 +281,7 @@ import pennylane as qml
 
 def build_circuit(n: int):
 {registers}
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qml.Hadamard(wires=a[i])
-        qml.CNOT(wires=[a[i], b[i]])
+{source}
     for i in range(n):
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         qml.CNOT(wires=[m[i], a[i]])
