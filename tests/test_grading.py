@@ -153,11 +153,31 @@ def test_algorithm_pass_count_from_exact_success_probability():
         below = sum(math.comb(trials, i) * p**i * (1 - p) ** (trials - i) for i in range(c))
         below_next = below + math.comb(trials, c) * p**c * (1 - p) ** (trials - c)
         assert below <= th.CANONICAL_FALSE_REJECT < below_next
-    session = _session({"kind": "algorithm", "hidden": [{"answer": "01"}] * 4, "min_correct": 3}, None)
-    session.answers = {0: "01", 1: "01", 2: "11", 3: "01"}
-    assert CHECKS["algorithm"](session, None).passed
-    session.answers[3] = "00"
-    assert not CHECKS["algorithm"](session, None).passed
+
+    def session(canonical_success=1.0):
+        s = _session({"kind": "algorithm", "hidden": [{"answer": "01"}] * 4, "min_correct": 3,
+                      "oracle": {"name": "Oracle", "num_qubits": 2},
+                      "canonical_success": canonical_success}, None)
+        s.problem.oracle = lambda test, fw, width: {"perm": list(range(2**width)), "phase": None}
+        s.problem.answer_probability = lambda dist, test, fw: dist.get(test["answer"], 0.0)
+        s.answers = {0: "01", 1: "01", 2: "11", 3: "01"}
+        return s
+
+    right = _circuit(2, ("x", [0]), ("measure", [0, 1], [0, 1]), clbits=2)   # always "01"
+    ok = session()
+    assert CHECKS["algorithm"](ok, right).passed
+    ok.answers[3] = "00"                       # the post-processing: 2 of 4 < min_correct
+    assert not CHECKS["algorithm"](ok, right).passed
+    # the circuit is checked exactly: "01" only half the time fails a deterministic task
+    # even when the post-processing happened to answer every test right
+    half = _circuit(2, ("h", [0]), ("measure", [0, 1], [0, 1]), clbits=2)
+    lucky = session()
+    lucky.answers = dict.fromkeys(range(4), "01")
+    grade = CHECKS["algorithm"](lucky, half)
+    assert not grade.passed and grade.score == 0.0 and grade.message.startswith("hidden test 0:")
+    assert grade.numbers["circuit_success"] == pytest.approx(0.5)
+    # ... and passes where the canonical itself is right only half the time
+    assert CHECKS["algorithm"](session(0.5), half).passed
 
 
 def test_variational_objective_and_tolerance():
