@@ -86,9 +86,14 @@ def build_check_doc() -> dict[str, str]:
                   f"check `{problem.check}`: {rule[problem.check]}.", ""]
         specs = [(json.loads(d["params"]), json.loads(d["check"])) for d in docs]
         if problem.check == "algorithm":
-            lines += ["| n | hidden tests | canonical success p | min_correct |", "|---|---|---|---|"]
-            lines += [f"| {p['n']} | {len(c['hidden'])} | {c['canonical_success']:g} | {c['min_correct']} |"
-                      for p, c in specs]
+            def size(p):
+                return ", ".join(f"{k} = {p[k]}" for k in ("n", "N", "t", "k") if k in p)
+
+            lines += ["| size | qubits | hidden tests | canonical success p | min_correct |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {size(p)} | {c['num_qubits']} | {len(c['hidden'])} | "
+                      f"{c.get('canonical_success_exact') or format(c['canonical_success'], '.10g')} | "
+                      f"{c['min_correct']} |" for p, c in specs]
         elif problem.check == "distribution":
             lines += ["| n | sampled shots | statistic | threshold | false reject |", "|---|---|---|---|---|"]
             lines += [f"| {p['n']} | {c['sampled']['shots']} | {c['sampled']['statistic']} | "
