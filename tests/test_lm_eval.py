@@ -17,8 +17,8 @@ from lm_eval_quantum.thresholds import KL_FLOOR
 ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
-def _run(cmd, cwd):
-    proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=900)
+def _run(cmd, cwd, timeout=900):
+    proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{cmd}\nSTDOUT:\n{proc.stdout[-3000:]}\nSTDERR:\n{proc.stderr[-5000:]}"
     return proc
 
@@ -174,7 +174,7 @@ def test_framework_patterns_end_to_end_with_the_embedded_model(tmp_path, pattern
     out = tmp_path / "out"
     _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
           "--device", "cpu", "--tasks", pattern, "--limit", "1", "--confirm_run_unsafe_code",
-          "--output_path", str(out)], tmp_path)
+          "--output_path", str(out)], tmp_path, timeout=3600)   # ~10 min per pattern on 2 cores
     results = _results(out)
     assert set(resolve(pattern)) <= set(results)
     for task in resolve(pattern):
