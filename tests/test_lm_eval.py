@@ -180,3 +180,22 @@ def test_framework_patterns_end_to_end_with_the_embedded_model(tmp_path, pattern
     for task in resolve(pattern):
         metric = "bits_per_byte,none" if task.endswith("_ppl") else "pass@1,judge"
         assert metric in results[task], task
+
+
+def test_suite_group_aggregates_its_tasks(tmp_path):
+    """`--tasks lmq_qasm_random_circuits` runs both random-circuit tasks and reports the
+    group's pass@1 weighted by docs: 2 of 4 answers right -> 0.5."""
+    lines = []
+    for task in ("quantum_qasm_random_clifford", "quantum_qasm_random_universal"):
+        for i, doc in enumerate(lmq.load_docs(task)[:2]):
+            lines.append({"task": task, "doc_id": i, "responses": [doc["canonical"] if i == 0 else "no"]})
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "out"
+    _run(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={replay}",
+          "--tasks", "lmq_qasm_random_circuits", "--limit", "2", "--confirm_run_unsafe_code",
+          "--output_path", str(out)], tmp_path)
+    results = _results(out)
+    assert results["lmq_qasm_random_circuits"]["pass@1,judge"] == pytest.approx(0.5)
+    for task in ("quantum_qasm_random_clifford", "quantum_qasm_random_universal"):
+        assert results[task]["pass@1,judge"] == pytest.approx(0.5)
