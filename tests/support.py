@@ -60,6 +60,21 @@ WRONG["autoencoder"] = {"qasm": ("q;\n", "q;\nx q[0];\n"),
 WRONG["swap_test"] = {"qasm": ("cswap q[0], q[1],", "cswap q[1], q[0],"),
                       **dict.fromkeys(("qiskit", "cirq", "pennylane"), ("m + 1 + i", "2 * m - i"))}
 
+def problem_docs(problems) -> list[dict]:
+    """Every doc (both splits, every framework) of the given problems, as make_doc builds them."""
+    from lm_eval_quantum.problems import make_doc
+
+    return [make_doc(problem, fw, params, i, split)
+            for problem in problems for split in ("test", "fewshot")
+            for i, params in enumerate(problem.instances(split)) for fw in problem.frameworks]
+
+
+def pick(docs, slug, fw, index=-1) -> dict:
+    """A test-split doc of `slug` in `fw` (default: the largest)."""
+    return [d for d in docs if d["problem"] == slug and d["framework"] == fw
+            and d["split"] == "test"][index]
+
+
 def replace_post(doc, body: str) -> str:
     """An algorithm doc's canonical with its run_and_analyze replaced by `body` (an
     indented function body); the helpers defined after it are kept."""

@@ -13,12 +13,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from support import replace_post
+from support import pick, problem_docs, replace_post
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.checks import Session
 from lm_eval_quantum.judge.conventions import string_bits_by_qubit
-from lm_eval_quantum.problems import make_doc
 
 SLUGS = ("deutsch_jozsa", "simon", "grover")
 SEEDS = range(5)
@@ -31,38 +30,29 @@ def _problems():
 
 
 def _docs():
-    docs = []
-    for problem in _problems().values():
-        for split in ("test", "fewshot"):
-            for i, params in enumerate(problem.instances(split)):
-                for fw in problem.frameworks:
-                    docs.append(make_doc(problem, fw, params, i, split))
-    return docs
+    return problem_docs(_problems().values())
 
 
-def _largest(docs, slug, fw):
-    return [d for d in docs if d["problem"] == slug and d["framework"] == fw
-            and d["split"] == "test"][-1]
 
 
 # --- answers that must fail ---------------------------------------------------------------
 def _wrong_answers(docs):
     out = {}
     for fw in ("qasm", "qiskit", "cirq"):
-        dj = _largest(docs, "deutsch_jozsa", fw)
+        dj = pick(docs, "deutsch_jozsa", fw)
         out[f"dj_always_balanced_{fw}"] = (dj, replace_post(dj, '    return "balanced"'))
         out[f"dj_always_constant_{fw}"] = (dj, replace_post(dj, '    return "constant"'))
         for slug in ("simon", "grover"):
-            doc = _largest(docs, slug, fw)
+            doc = pick(docs, slug, fw)
             n = json.loads(doc["params"])["n"]
             out[f"{slug}_zeros_{fw}"] = (doc, replace_post(doc, f'    return "{"0" * n}"'))
     # circuit-level mistakes
-    dj = _largest(docs, "deutsch_jozsa", "qiskit")        # no |-> on the target: no kickback
+    dj = pick(docs, "deutsch_jozsa", "qiskit")        # no |-> on the target: no kickback
     out["dj_no_kickback_qiskit"] = (dj, dj["canonical"].replace("    qc.x(n)", "    pass", 1))
-    simon = _largest(docs, "simon", "cirq")                 # no final Hadamards: uniform y
+    simon = pick(docs, "simon", "cirq")                 # no final Hadamards: uniform y
     out["simon_no_final_h_cirq"] = (simon, simon["canonical"].replace(
         "        oracle.on(*q),\n        cirq.H.on_each(*q[:n]),", "        oracle.on(*q),", 1))
-    grover = _largest(docs, "grover", "qiskit")            # twice the iterations: overshoot
+    grover = pick(docs, "grover", "qiskit")            # twice the iterations: overshoot
     out["grover_overshoot_qiskit"] = (grover, grover["canonical"].replace(
         "range(grover_iterations(n))", "range(2 * grover_iterations(n))", 1))
     # one iteration short: still right ~96% of the time (n = 6), so a one-shot
@@ -71,7 +61,7 @@ def _wrong_answers(docs):
         "range(grover_iterations(n))", "range(grover_iterations(n) - 1)", 1))
     # Deutsch-Jozsa with the target's Hadamard on a slightly wrong angle: balanced
     # functions give the all-zero outcome with small probability
-    dj = _largest(docs, "deutsch_jozsa", "cirq")
+    dj = pick(docs, "deutsch_jozsa", "cirq")
     out["dj_tilted_cirq"] = (dj, dj["canonical"].replace(
         "        cirq.H.on_each(*q),\n", "        cirq.H.on_each(*q[:n]), cirq.ry(1.5)(q[n]),\n", 1))
     for label, (doc, text) in out.items():

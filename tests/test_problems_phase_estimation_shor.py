@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from support import WRONG, unregistered_problems
+from support import WRONG, pick, problem_docs, unregistered_problems
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.extract import extract_sources
@@ -33,18 +33,9 @@ def _problems():
 
 
 def _docs():
-    docs = []
-    for problem in _problems().values():
-        for split in ("test", "fewshot"):
-            for i, params in enumerate(problem.instances(split)):
-                for fw in problem.frameworks:
-                    docs.append(make_doc(problem, fw, params, i, split))
-    return docs
+    return problem_docs(_problems().values())
 
 
-def _pick(docs, slug, fw, index=-1):
-    return [d for d in docs if d["problem"] == slug and d["framework"] == fw
-            and d["split"] == "test"][index]
 
 
 def _replace_post(doc, body: str) -> str:
@@ -109,11 +100,11 @@ MEMORY_CHEAT = '''\
 def _named(docs):
     out = {}
     for fw in ("qasm", "qiskit", "cirq"):
-        pe = _pick(docs, "phase_estimation", fw)
+        pe = pick(docs, "phase_estimation", fw)
         n = json.loads(pe["params"])["n"]
         out[f"pe_constant_{fw}"] = (pe, _replace_post(pe, f'    return "{"0" * n}"'))
         for slug, index in (("phase_estimation", -1), ("shor", 1)):
-            doc = _pick(docs, slug, fw, index)
+            doc = pick(docs, slug, fw, index)
             if fw == "qasm":
                 out[f"{slug}_no_inverse_qft_{fw}"] = (doc, _drop_qasm_inverse_qft(doc))
             elif fw == "qiskit":
@@ -124,32 +115,32 @@ def _named(docs):
                 reg = "n" if slug == "phase_estimation" else "t"
                 out[f"{slug}_no_inverse_qft_{fw}"] = (doc, _replace(
                     doc, f"    circuit.append(inverse_qft(q[:{reg}]))", "    pass"))
-        shor = _pick(docs, "shor", fw, 1)        # N = 15, t = 6 (the N = 21 doc is slow to judge)
+        shor = pick(docs, "shor", fw, 1)        # N = 15, t = 6 (the N = 21 doc is slow to judge)
         out[f"shor_constant_{fw}"] = (shor, _replace_post(shor, "    return 2"))
         out[f"shor_lambda_N15_{fw}"] = (shor, _replace_post(shor, LAMBDA_FROM_N))
-    shor = _pick(docs, "shor", "qiskit", -1)      # N = 21
+    shor = pick(docs, "shor", "qiskit", -1)      # N = 21
     out["shor_lambda_N21_qiskit"] = (shor, _replace_post(shor, LAMBDA_FROM_N))
     # the wrong bit order in the post-processing (the circuit itself is right)
-    pe = _pick(docs, "phase_estimation", "qiskit")
+    pe = pick(docs, "phase_estimation", "qiskit")
     out["pe_reversed_qiskit"] = (pe, _replace(pe, "return next(iter(counts))",
                                               "return next(iter(counts))[::-1]"))
-    pe = _pick(docs, "phase_estimation", "cirq")
+    pe = pick(docs, "phase_estimation", "cirq")
     out["pe_reversed_cirq"] = (pe, _replace(pe, "for b in reversed(row))", "for b in row)"))
-    shor = _pick(docs, "shor", "qasm", 1)
+    shor = pick(docs, "shor", "qasm", 1)
     out["shor_reversed_qasm"] = (shor, _replace(shor, "{int(key, 2): c", "{int(key[::-1], 2): c"))
     # no eigenstate: the target / work register left in |0>, a fixed point of U
-    pe = _pick(docs, "phase_estimation", "cirq")
+    pe = pick(docs, "phase_estimation", "cirq")
     out["pe_no_eigenstate_cirq"] = (pe, _replace(pe, "cirq.X(q[n])", "cirq.I(q[n])"))
     # the WRONG table of tests/support.py (the eigenstate never prepared)
     for slug in SLUGS:
         for fw in ("qasm", "qiskit", "cirq"):
-            doc = _pick(docs, slug, fw, 1)
+            doc = pick(docs, slug, fw, 1)
             out[f"wrong_table_{slug}_{fw}"] = (doc, _replace(doc, *WRONG[slug][fw]))
     # cheats
     for slug in SLUGS:
-        doc = _pick(docs, slug, "qiskit", 1)
+        doc = pick(docs, slug, "qiskit", 1)
         out[f"memory_{slug}_qiskit"] = (doc, _replace_post(doc, MEMORY_CHEAT))
-    shor = _pick(docs, "shor", "qiskit", 1)
+    shor = pick(docs, "shor", "qiskit", 1)
     out["shor_query_a_qiskit"] = (shor, _replace_post(shor, QUERY_A["qiskit"]))
     for label, (doc, text) in out.items():
         assert text != doc["canonical"], label

@@ -18,12 +18,11 @@ import json
 
 import numpy as np
 import pytest
-from support import WRONG, unregistered_problems
+from support import WRONG, pick, problem_docs, unregistered_problems
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.checks import Session
 from lm_eval_quantum.judge.conventions import LITTLE_ENDIAN, string_bits_by_qubit
-from lm_eval_quantum.problems import make_doc
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -44,17 +43,9 @@ def _problems():
 
 
 def _docs():
-    docs = []
-    for problem in _problems().values():
-        for split in ("test", "fewshot"):
-            for i, params in enumerate(problem.instances(split)):
-                for fw in problem.frameworks:
-                    docs.append(make_doc(problem, fw, params, i, split))
-    return docs
+    return problem_docs(_problems().values())
 
 
-def _pick(docs, slug, fw, index=-1):
-    return [d for d in docs if d["problem"] == slug and d["framework"] == fw and d["split"] == "test"][index]
 
 
 def _replace_post(doc, body: str) -> str:
@@ -73,22 +64,22 @@ def _qasm_answer(body: str) -> str:
 def _named_answers(docs):
     wrong, right = {}, {}
     for fw in ("qasm", "qiskit", "cirq"):
-        doc = _pick(docs, "generalized_simon", fw)
+        doc = pick(docs, "generalized_simon", fw)
         constant = _problems()["generalized_simon"].hidden_tests(json.loads(doc["params"]))[0]["answer"]
         wrong[f"gs_constant_{fw}"] = (doc, _replace_post(doc, f"    return {constant!r}"))
         # the solution space, but not in reduced row echelon form
         wrong[f"gs_unreduced_{fw}"] = (doc, doc["canonical"].replace("    reduce(solutions)\n", "", 1))
-    doc = _pick(docs, "generalized_simon", "cirq")          # no final Hadamards: uniform y
+    doc = pick(docs, "generalized_simon", "cirq")          # no final Hadamards: uniform y
     wrong["gs_no_final_h_cirq"] = (doc, doc["canonical"].replace(
         "        oracle.on(*q),\n        cirq.H.on_each(*q[:n]),", "        oracle.on(*q),", 1))
-    doc = _pick(docs, "generalized_simon", "qiskit", 2)    # k = 2 taken as 3: stops too early
+    doc = pick(docs, "generalized_simon", "qiskit", 2)    # k = 2 taken as 3: stops too early
     assert json.loads(doc["params"])["k"] == 2
     wrong["gs_early_stop_qiskit"] = (doc, doc["canonical"].replace(
         "circuit.num_clbits, 2", "circuit.num_clbits, 3", 1))
     for slug in ("oracle_simon", "oracle_triangle"):
         for fw in ("qasm", "qiskit", "cirq", "pennylane"):
             for index in (1, -1):
-                doc = _pick(docs, slug, fw, index)
+                doc = pick(docs, slug, fw, index)
                 old, new = WRONG[slug][fw]
                 assert old in doc["canonical"], (slug, fw)
                 wrong[f"{slug}_edit_{fw}_{index}"] = (doc, doc["canonical"].replace(old, new))
@@ -96,7 +87,7 @@ def _named_answers(docs):
     from lm_eval_quantum.problems.oracle_triangle import triangles
 
     for index in range(4):
-        doc = _pick(docs, "oracle_triangle", "qasm", index)
+        doc = pick(docs, "oracle_triangle", "qasm", index)
         params = json.loads(doc["params"])
         n, width = params["n"], params["n"] + params["ancillas"]
         head = f'OPENQASM 3.0;\ninclude "stdgates.inc";\ninclude "customgates.inc";\nqubit[{width}] q;\n'
