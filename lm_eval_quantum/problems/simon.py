@@ -180,14 +180,7 @@ def build_circuit(n: int, oracle: Gate) -> QuantumCircuit:
     qc.measure(range(n), range(n))   # each outcome y satisfies y.s = 0
     return qc
 
-def run_and_analyze(circuit, simulator) -> str:
-    n = circuit.num_clbits
-    basis = {}
-    while len(basis) < n - 1:
-        counts = simulator.run(circuit, shots=n).result().get_counts()
-        for outcome in counts:
-            add_equation(basis, int(outcome, 2))
-    return period(basis, n)''',
+''' + QASM_POST,   # the same post-processing (a qiskit circuit either way)
     "cirq": '''\
 import cirq
 
