@@ -938,21 +938,91 @@ def _native_distribution(ctx, native, oracle: dict | None = None,
     raise _Unsupported(f"{fw} distributions")
 
 
-def _plain(spec: dict, kind: str) -> None:
-    extras = [k for k in ("ancillas", "subspace") if spec.get(k)]
-    if extras:
-        raise _Unsupported(f"{kind} checks with {' and '.join(extras)}")
-
-
 def truth_state(ctx, sources) -> Truth:
-    _plain(ctx["spec"], "state")
-    psi = _native_state(ctx, _native_builder(ctx, sources)())
+    """State fidelity with the target on the data qubits; declared ancillas must end
+    in |0> ("clean") or are traced out ("free")."""
+    spec = ctx["spec"]
+    native = _native_builder(ctx, sources)()
+    psi = _native_state(ctx, native)
     target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
-    if psi.shape != target.shape:
-        return Truth("changing", f"state of dimension {psi.shape[0]}, target {target.shape[0]}")
-    fidelity = float(abs(np.vdot(target, psi)) ** 2)
+    ancillas = spec.get("ancillas") or []
+    if psi.shape != (2 ** ctx["width"],):
+        return Truth("changing", f"state of dimension {psi.shape[0]}")
+    if ancillas:
+        n = ctx["width"]
+        axis = (lambda q: n - 1 - q) if ctx["framework"] in ("cirq", "pennylane") else (lambda q: q)
+        data = [q for q in range(n) if q not in ancillas]
+        # a (data, ancilla) matrix, each index in the framework's own bit order
+        order = sorted(data, key=axis, reverse=True) + sorted(ancillas, key=axis, reverse=True)
+        m = psi.reshape((2,) * n).transpose([n - 1 - axis(q) for q in order]).reshape(
+            2 ** len(data), -1)
+        if spec.get("ancilla_policy", "clean") == "free":
+            fidelity = float(np.real(np.vdot(target, (m @ m.conj().T) @ target)))
+        else:
+            fidelity = float(abs(np.vdot(target, m[:, 0])) ** 2)
+    else:
+        fidelity = float(abs(np.vdot(target, psi)) ** 2)
     ok = fidelity >= 1 - th.STATE_FIDELITY_EPS
-    return Truth("equivalent" if ok else "changing", f"state fidelity {fidelity:.6f}")
+    return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
+                                             f"state fidelity {fidelity:.6f}"))
+
+
+def _native_gate_set(gate_set: dict, ops) -> str | None:
+    """The gate-set rule of `judge.gateset`, decided on the native operations: a
+    one-qubit rotation about an axis is a unitary commuting with that Pauli, a
+    fixed gate or a CNOT / CZ / Toffoli (any orientation) has |Tr(F^dag U)| = dim."""
+    atol = th.GATE_SET_ATOL
+    paulis = {"rx": np.array([[0, 1], [1, 0]]), "ry": np.array([[0, -1j], [1j, 0]]),
+              "rz": np.diag([1, -1])}
+    t = np.exp(1j * np.pi / 4)
+    fixed = {"h": np.array([[1, 1], [1, -1]]) / np.sqrt(2), "x": paulis["rx"],
+             "s": np.diag([1, 1j]), "sdg": np.diag([1, -1j]), "t": np.diag([1, t]),
+             "tdg": np.diag([1, t.conjugate()])}
+
+    def perm(k, f):   # the permutation matrix of the basis map f on k qubits
+        u = np.zeros((2**k, 2**k))
+        for x in range(2**k):
+            u[f(x), x] = 1
+        return u
+
+    multi = {"cx": [perm(2, lambda x: x ^ 1 if x & 2 else x), perm(2, lambda x: x ^ 2 if x & 1 else x)],
+             "cz": [np.diag([1, 1, 1, -1])],
+             "ccx": [perm(3, lambda x, b=b: x ^ b if (x | b) == 7 else x) for b in (1, 2, 4)]}
+
+    def same(u, f):
+        return abs(abs(np.trace(f.conj().T @ u)) - len(u)) <= atol * len(u)
+
+    def allowed(u):
+        for name in gate_set["gates"]:
+            if len(u) == 2 and (name == "1q" or (name in paulis and np.abs(
+                    u @ paulis[name] - paulis[name] @ u).max() <= atol)
+                    or (name in fixed and same(u, fixed[name]))):
+                return True
+            if name in multi and any(f.shape == u.shape and same(u, f) for f in multi[name]):
+                return True
+        return False
+
+    gates = two = 0
+    for name, qubits, u in ops:
+        if u is None or same(u, np.eye(len(u))):
+            continue
+        if not allowed(u):
+            return f"{name} on {qubits} is outside the gate set"
+        gates += 1
+        two += len(qubits) == 2
+    for key, count in (("max_two_qubit", two), ("max_gates", gates)):
+        if count > gate_set.get(key, count):
+            return f"{count} gates over the limit {key} = {gate_set[key]}"
+    return None
+
+
+def _with_gate_set(ctx, native, truth: Truth) -> Truth:
+    """A truth made "changing" when the task's gate set is violated."""
+    gate_set = ctx["spec"].get("gate_set")
+    broken = _native_gate_set(gate_set, _native_ops(ctx, native)) if gate_set else None
+    if broken and truth.status == "equivalent":
+        return Truth("changing", f"{broken}; {truth.detail}")
+    return truth
 
 
 def _clean_ancilla_block(u: np.ndarray, width: int, ancillas: list, framework: str) -> np.ndarray:
@@ -974,7 +1044,8 @@ def truth_unitary(ctx, sources) -> Truth:
     """Process fidelity with the target (over the clean-ancilla block), or with a
     declared `subspace`: |sum_x <T x|U x>|^2 / |S|^2 over its inputs x (bitstring basis)."""
     spec = ctx["spec"]
-    u = _native_unitary(ctx, _native_builder(ctx, sources)())
+    native = _native_builder(ctx, sources)()
+    u = _native_unitary(ctx, native)
     target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     if spec.get("ancillas") and u.shape == (2 ** ctx["width"],) * 2:
         u = _clean_ancilla_block(u, ctx["width"], spec["ancillas"], ctx["framework"])
@@ -987,7 +1058,30 @@ def truth_unitary(ctx, sources) -> Truth:
         overlap = sum(np.vdot(target[:, x], u[:, x]) for x in inputs)
         fidelity = float(abs(overlap / len(inputs)) ** 2)
     ok = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
-    return Truth("equivalent" if ok else "changing", f"process fidelity {fidelity:.6f}")
+    return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
+                                             f"process fidelity {fidelity:.6f}"))
+
+
+def truth_classifier(ctx, sources) -> Truth:
+    """Equivalent iff, for every argument list of the batch, <Z> of the readout qubit
+    on the native final state has the label's sign with the margin (or is within the
+    tolerance of the value)."""
+    spec, n = ctx["spec"], ctx["width"]
+    readout = spec["readout"]
+    bit = n - 1 - readout if ctx["framework"] in ("cirq", "pennylane") else readout
+    labels = spec.get("labels")
+    targets = labels if labels is not None else spec["values"]
+    zs = []
+    for args, target in zip(spec["batch"], targets):
+        entry_ctx = {**ctx, "spec": {**spec, "args": args}}
+        psi = _native_state(entry_ctx, _native_builder(entry_ctx, sources)())
+        sign = 1 - 2 * ((np.arange(len(psi)) >> bit) & 1)
+        zs.append(float(np.dot(sign, np.abs(psi) ** 2)))
+    if labels is not None:
+        ok = all(y * z >= th.CLASSIFIER_MARGIN for y, z in zip(labels, zs))
+    else:
+        ok = all(abs(z - y) <= th.REGRESSION_TOLERANCE for y, z in zip(targets, zs))
+    return Truth("equivalent" if ok else "changing", "<Z> " + ", ".join(f"{z:.3f}" for z in zs))
 
 
 def truth_algorithm(ctx, sources) -> Truth:
@@ -1241,7 +1335,7 @@ def truth_channel(ctx, sources) -> Truth:
 # Ground truth by check kind; add an entry when a new kind appears.
 GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": truth_algorithm,
                 "distribution": truth_distribution, "variational": truth_variational,
-                "channel": truth_channel}
+                "channel": truth_channel, "classifier": truth_classifier}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:
@@ -1343,16 +1437,19 @@ class MutationReport:
 
 def run_mutation_selfcheck(pattern="quantum_*", seed: int = 0,
                            per_operator: int = DEFAULT_PER_OPERATOR, max_docs: int | None = None,
-                           progress: bool = True) -> MutationReport:
+                           progress: bool = True, docs_by_task: dict | None = None) -> MutationReport:
     """Mutate the canonicals of the base tasks matching `pattern` (a glob or a list
-    of globs), decide each mutant natively and through the pipeline."""
+    of globs), decide each mutant natively and through the pipeline.  `docs_by_task`
+    ({task: docs}) replaces the shipped tasks (problems not yet registered)."""
     from .api import load_docs
     from .scoring import score_samples
 
     report = MutationReport()
     start = time.perf_counter()
-    for task in _base_tasks(pattern):
-        docs = load_docs(task)[:max_docs]
+    if docs_by_task is None:
+        docs_by_task = {task: load_docs(task) for task in _base_tasks(pattern)}
+    for task, docs in docs_by_task.items():
+        docs = docs[:max_docs]
         kind = json.loads(docs[0]["check"])["kind"] if docs else None
         if kind not in GROUND_TRUTH:
             report.skipped[task] = f"kind {kind}"

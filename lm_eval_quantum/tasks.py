@@ -24,7 +24,8 @@ from .sandbox.isolation import LEVELS
 
 VARIANTS = ("", "sampled", "prefill", "ppl")
 DATA_DIR = Path(__file__).parent / "data"
-SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
+SUITES = ("algorithm-design", "oracle-construction", "random-circuits",   # QCircuitBench
+          "quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")  # QuanBench
 # Metrics that only some check kinds define (names stable across versions).
 KIND_METRICS = {
     "state": ("fidelity", "tvd", "kl"),
@@ -34,6 +35,7 @@ KIND_METRICS = {
     "variational": ("approximation_ratio",),
     "channel": ("fidelity",),
     "repair": ("gate_count_delta",),
+    "classifier": ("accuracy",),
 }
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).

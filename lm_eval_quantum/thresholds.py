@@ -55,6 +55,20 @@ KL_FLOOR = 1e-9
 # hidden coupling below 1e-8 moves a fidelity by ~1e-8, far inside the 1e-6
 # tolerances above, so it cannot carry a quantum message.
 CLASSICAL_CONTROL_ATOL = 1e-8
+# Gate-set restrictions (judge.gateset): an operation belongs to a gate class when
+# its matrix equals the class's up to global phase to this entry size - the same
+# float64 rounding argument as above (exact gates differ by ~1e-16; a hidden
+# extra rotation below 1e-8 moves a process fidelity by < 1e-15).
+GATE_SET_ATOL = 1e-8
+# Classifier checks (quantum ML): the sign of <Z> on the readout qubit must match
+# every listed label with |<Z>| at least this margin, so that a model sitting on
+# the decision boundary (<Z> ~ 0, where float noise would decide) does not pass;
+# our trained canonicals keep |<Z>| >= 0.2 on every point.
+CLASSIFIER_MARGIN = 0.05
+# Regression checks: |<Z> - target| per listed point.  Reachable exactly by a
+# small circuit (the targets are drawn from one), while a model that only gets
+# the trend right misses by > 0.1 somewhere.
+REGRESSION_TOLERANCE = 0.05
 # Sampled mode (the papers' protocol: compare N-shot counts with the target):
 # the threshold is the (1 - CANONICAL_FALSE_REJECT / SAMPLED_SAFETY) quantile of
 # the statistic over SAMPLED_CALIBRATION_DRAWS simulated canonical runs, so the

@@ -14,6 +14,7 @@ it never contains hidden data (secrets, targets, canonical answers)::
      "num_qubits": 3,                      # declared width of the answer circuit
      "oracle": None | {"name": "Oracle", "num_qubits": 4},   # opaque black box
      "post": None | {"entry": "run_and_analyze", "tests": 3}, # algorithm tasks
+     "batch": None | [[...args...], ...], # classifier tasks: one artifact per entry
      "limits": {...}}                      # see thresholds.SandboxLimits
 
 Messages (sandbox child -> harness); the candidate runs in the same process as
@@ -21,6 +22,7 @@ the code that sends them, so every message is treated as untrusted input and
 validated by `check_message()`:
 
     {"type": "artifact", "circuit": CIRCUIT}          # the judge keeps the first
+    {"type": "artifact", "index": i, "circuit": CIRCUIT}   # batch jobs: entry i's circuit
     {"type": "run", "test": t, "circuit": CIRCUIT, "shots": k}  -> reply
           {"counts": {"<c0 c1 ... as '0'/'1'>": k, ...}} or {"error": str}
     {"type": "answer", "test": t, "value": JSON}
@@ -192,6 +194,8 @@ def check_message(msg) -> dict:
     if not isinstance(msg, dict) or msg.get("type") not in ("artifact", "run", "answer", "error"):
         raise WireError("message must be an object with a known type")
     kind = msg["type"]
+    if kind == "artifact" and "index" in msg and type(msg["index"]) is not int:
+        raise WireError("artifact index must be an integer")
     if kind in ("run", "answer") and type(msg.get("test")) is not int:
         raise WireError(f"{kind} message needs an integer test index")
     if kind == "run" and (type(msg.get("shots")) is not int or msg["shots"] < 1):

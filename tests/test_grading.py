@@ -208,3 +208,74 @@ def test_simulate_evolve_matches_unitary_columns():
     u = simulate.unitary(circuit)
     cols = np.eye(8)[:, [1, 6]]
     assert np.allclose(simulate.evolve(circuit, cols), u[:, [1, 6]])
+
+
+# --- gate sets -------------------------------------------------------------------------------
+def _matrix_op(name, qubits, u):
+    u = np.asarray(u, dtype=complex)
+    return {"name": name, "qubits": list(qubits), "matrix": [[z.real, z.imag] for z in u.ravel()]}
+
+
+def test_gate_set_classifies_by_matrix_up_to_global_phase():
+    from lm_eval_quantum.judge.gateset import violation
+
+    cx_reversed = np.eye(4)[[0, 3, 2, 1]]          # a CNOT with the second listed qubit as control
+    ok = {"num_qubits": 2, "num_clbits": 0, "ops": [
+        {"name": "rz", "qubits": [0], "params": [0.3]}, _matrix_op("CNOT", [0, 1], 1j * cx_reversed),
+        {"name": "id", "qubits": [1], "params": []}]}
+    assert violation(ok, {"gates": ["rz", "cx"]}) is None
+    assert violation(ok, {"gates": ["rz", "cx"], "max_gates": 1}) == (
+        "the circuit uses 2 gates; the task allows at most 1")
+    ry = {"num_qubits": 1, "num_clbits": 0, "ops": [{"name": "ry", "qubits": [0], "params": [0.3]}]}
+    assert "not in the allowed gate set {rz, cx}" in violation(ry, {"gates": ["rz", "cx"]})
+    assert violation(ry, {"gates": ["1q"]}) is None
+    # a Toffoli hidden as a matrix gate, any qubit as target, is a Toffoli and not "1q, cx"
+    toffoli = _circuit(3, ("ccx", [2, 0, 1]))
+    assert violation(toffoli, {"gates": ["ccx"]}) is None
+    assert "'ccx' on qubits [2, 0, 1]" in violation(toffoli, {"gates": ["1q", "cx"]})
+    # a rotation 1e-6 away from the class is outside it (the tolerance is 1e-8)
+    almost = _circuit(1, ("u", [0], [1e-6, 0.2, 0.3]))
+    assert violation(almost, {"gates": ["rz"]}) is not None
+
+
+def test_gate_set_violation_is_a_wrong_answer_verdict():
+    from lm_eval_quantum.judge.checks import Session
+
+    doc = {"framework": "qiskit", "problem": "ghz", "doc_id": 0, "params": '{"n": 2}',
+           "check": '{"kind": "state", "num_qubits": 2, "entry": "build_circuit", "args": [2], '
+                    '"gate_set": {"gates": ["1q", "cz"]}}'}
+    session = Session(doc)
+    session.on_message({"type": "artifact", "circuit": _circuit(2, ("h", [0]), ("cx", [0, 1]))})
+    result = SimpleNamespace(status="ok", detail="", cpu_seconds=0.1, wall_seconds=0.1,
+                             isolation="rlimits", retried=False, signal=None)
+    verdict = session.verdict(result)
+    assert verdict["category"] == "wrong_answer" and verdict["exec_ok"] and not verdict["passed"]
+    assert "operation 'cx' on qubits [0, 1]" in verdict["message"]
+
+
+# --- classifier ------------------------------------------------------------------------------
+def _classifier(spec, circuits, framework="qiskit"):
+    session = _session({"kind": "classifier", **spec}, None, framework)
+    session.batch = dict(enumerate(circuits))
+    return CHECKS["classifier"](session, circuits[0])
+
+
+def test_classifier_signs_with_margin_and_regression_values():
+    # RY(x)|0> on the readout qubit: <Z> = cos(x)
+    xs = [0.2, 2.9, 1.2, 1.5]
+    circuits = [_circuit(2, ("ry", [1], [x])) for x in xs]
+    labels = [1, -1, 1, 1]                          # cos 1.5 = 0.0707 > margin 0.05
+    grade = _classifier({"readout": 1, "labels": labels, "batch": [[x] for x in xs]}, circuits)
+    assert grade.passed and grade.numbers["accuracy"] == 1.0
+    near = [_circuit(2, ("ry", [1], [1.55]))]       # cos 1.55 = 0.0208: right sign, inside the margin
+    grade = _classifier({"readout": 1, "labels": [1], "batch": [[0]]}, near)
+    assert not grade.passed and "input 0 gives <Z> = 0.0208" in grade.message
+    wrong_qubit = _classifier({"readout": 0, "labels": [-1, -1, -1, -1], "batch": [[x] for x in xs]},
+                              circuits)
+    assert wrong_qubit.numbers["accuracy"] == 0.0   # qubit 0 stays |0>: <Z> = 1
+    values = [math.cos(x) for x in xs]
+    assert _classifier({"readout": 1, "values": values, "batch": []}, circuits).passed
+    off = [v + 0.06 for v in values]
+    assert _classifier({"readout": 1, "values": off, "batch": []}, circuits).numbers["accuracy"] == 0.0
+    with pytest.raises(CheckFailure, match="no circuit was built for input 1"):
+        _classifier({"readout": 1, "values": values[:2], "batch": []}, circuits[:1])

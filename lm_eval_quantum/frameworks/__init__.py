@@ -308,6 +308,12 @@ def _execute(session: Session):
     sources = job.get("sources") or {}
     python_first = job["framework"] != "qasm"  # qasm: the program, then its post-processing
     namespace = load_python(sources.get("python")) if python_first else {}
+    if job.get("batch"):   # one circuit per argument list (classifier tasks)
+        for i, args in enumerate(job["batch"]):
+            artifact, _ = session.convert(adapter.build({**job, "args": args}, namespace),
+                                          job["num_qubits"])
+            session.send({"type": "artifact", "index": i, "circuit": artifact})
+        return
     native = adapter.build(job, namespace)
     artifact, _ = session.convert(native, job["num_qubits"])
     session.send({"type": "artifact", "circuit": artifact})

@@ -21,7 +21,7 @@ import numpy as np
 from .. import thresholds as th
 from ..problems import get_problem
 from ..wire import SizeLimitError, WireError, check_circuit
-from . import simulate
+from . import gateset, simulate
 from .grading import CHECKS, CheckFailure, served_distribution
 
 # Categories a candidate may report about itself; "ok" and "infra" are the judge's.
@@ -50,6 +50,7 @@ class Session:
         self.problem = get_problem(doc["problem"])
         self.key = (doc["problem"], self.framework, doc["doc_id"], sample_index)
         self.artifact = None
+        self.batch: dict[int, dict] = {}   # batch jobs: entry index -> circuit
         self.error = None
         self.answers: dict[int, object] = {}
         self.shots: dict[int, int] = {}
@@ -65,6 +66,7 @@ class Session:
             "num_qubits": self.spec["num_qubits"],
             "oracle": self.spec.get("oracle"),
             "post": self.spec.get("post"),
+            "batch": self.spec.get("batch"),
             "limits": limits.as_dict(),
         }
 
@@ -76,7 +78,11 @@ class Session:
     # --- messages from the sandbox ---------------------------------------------------
     def on_message(self, msg: dict):
         kind = msg["type"]
-        if kind == "artifact" and self.artifact is None:
+        if kind == "artifact" and "index" in msg:
+            self.batch.setdefault(msg["index"], msg.get("circuit"))
+            if msg["index"] == 0 and self.artifact is None:
+                self.artifact = msg.get("circuit")
+        elif kind == "artifact" and self.artifact is None:
             self.artifact = msg.get("circuit")
         elif kind == "error" and self.error is None:
             category = msg["category"] if msg["category"] in CANDIDATE_CATEGORIES else "runtime"
@@ -146,6 +152,10 @@ class Session:
                     "shape_mismatch",
                     f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
                     f"{self.spec['num_qubits']}", **extra)
+            if self.spec.get("gate_set"):
+                broken = gateset.violation(circuit, self.spec["gate_set"])
+                if broken:
+                    return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
             grade = CHECKS[self.spec["kind"]](self, circuit)
         except CheckFailure as exc:
             return empty_verdict(exc.category, str(exc), **extra)

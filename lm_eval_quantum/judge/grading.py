@@ -28,6 +28,9 @@ Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
   VARIATIONAL_TOLERANCE x |reference| of the exact optimum.
 * repair (equivalence: one of the kinds above, reference_gate_count): the
   equivalence passes; the gate-count difference is reported, not required.
+* classifier (batch, readout, labels | values): one circuit per argument list of
+  `batch`; <Z> on the readout qubit has each label's sign with |<Z>| >=
+  CLASSIFIER_MARGIN, or is within REGRESSION_TOLERANCE of each value.
 * channel (inputs, outputs, mode "quantum" | "classical", protocol): a
   communication protocol as one circuit: its parties' locality holds
   (`judge.locality`) and the channel inputs -> outputs is the identity
@@ -43,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import thresholds as th
+from ..wire import check_circuit
 from . import distributions, simulate
 from .conventions import LITTLE_ENDIAN, state_to_internal, unitary_to_internal
 
@@ -376,6 +380,43 @@ def grade_channel(session, circuit) -> Grade:
     return Grade(passed, numbers["fidelity"], message, numbers)
 
 
+# --- classifier (quantum machine learning: behaviour on listed inputs) -------------------
+def grade_classifier(session, circuit) -> Grade:
+    """One circuit per entry of spec["batch"] (build_circuit called with each argument
+    list); <Z> of the readout qubit on its exact output state must have the sign of
+    spec["labels"][i] with margin CLASSIFIER_MARGIN, or be within REGRESSION_TOLERANCE
+    of spec["values"][i].  Score: the share of entries right."""
+    spec = session.spec
+    readout = spec["readout"]
+    labels, values = spec.get("labels"), spec.get("values")
+    targets = labels if labels is not None else values
+    right, worst = [], None
+    for i, target in enumerate(targets):
+        entry = session.batch.get(i)
+        if entry is None:
+            raise CheckFailure("runtime", f"no circuit was built for input {i}")
+        entry = check_circuit(entry, th.MAX_STATE_QUBITS, th.MAX_OPS)
+        if entry["num_qubits"] != circuit["num_qubits"]:
+            raise CheckFailure("shape_mismatch", f"the circuit for input {i} has "
+                                                 f"{entry['num_qubits']} qubits; the task asks for "
+                                                 f"{circuit['num_qubits']}")
+        psi = simulate.statevector(unitary_part(entry))
+        one = (np.arange(len(psi)) >> readout) & 1
+        z = float(1 - 2 * np.sum(np.abs(psi[one == 1]) ** 2))
+        ok = (target * z >= th.CLASSIFIER_MARGIN if labels is not None
+              else abs(z - target) <= th.REGRESSION_TOLERANCE)
+        right.append(ok)
+        if not ok and worst is None:
+            worst = (i, z)
+    accuracy = sum(right) / len(right)
+    rule = (f"the sign of the label with |<Z>| >= {th.CLASSIFIER_MARGIN:g}" if labels is not None
+            else f"the target within {th.REGRESSION_TOLERANCE:g}")
+    message = f"{sum(right)}/{len(right)} inputs give <Z> on qubit {readout} with {rule}"
+    if worst is not None:   # labels and values are stated in the prompt; <Z> is the model's own
+        message += f"; input {worst[0]} gives <Z> = {worst[1]:.4f}"
+    return Grade(all(right), accuracy, message, {"accuracy": accuracy})
+
+
 CHECKS = {
     "state": grade_state,
     "unitary": grade_unitary,
@@ -384,4 +425,5 @@ CHECKS = {
     "variational": grade_variational,
     "repair": grade_repair,
     "channel": grade_channel,
+    "classifier": grade_classifier,
 }

@@ -72,6 +72,34 @@ FORMAT_RULE = {
 }
 
 
+# How each framework spells the gates of a gate set (judge.gateset names).
+GATE_SPELLING = {
+    "qasm": {"rx": "rx", "ry": "ry", "rz": "rz", "h": "h", "x": "x", "s": "s", "sdg": "sdg",
+             "t": "t", "tdg": "tdg", "cx": "cx", "cz": "cz", "ccx": "ccx"},
+    "qiskit": {"rx": "rx", "ry": "ry", "rz": "rz", "h": "h", "x": "x", "s": "s", "sdg": "sdg",
+               "t": "t", "tdg": "tdg", "cx": "cx", "cz": "cz", "ccx": "ccx"},
+    "cirq": {"rx": "cirq.rx", "ry": "cirq.ry", "rz": "cirq.rz", "h": "cirq.H", "x": "cirq.X",
+             "s": "cirq.S", "sdg": "cirq.S**-1", "t": "cirq.T", "tdg": "cirq.T**-1",
+             "cx": "cirq.CNOT", "cz": "cirq.CZ", "ccx": "cirq.CCX"},
+    "pennylane": {"rx": "qml.RX", "ry": "qml.RY", "rz": "qml.RZ", "h": "qml.Hadamard",
+                  "x": "qml.PauliX", "s": "qml.S", "sdg": "qml.adjoint(qml.S)", "t": "qml.T",
+                  "tdg": "qml.adjoint(qml.T)", "cx": "qml.CNOT", "cz": "qml.CZ",
+                  "ccx": "qml.Toffoli"},
+}
+
+
+def gate_set_rule(gate_set: dict, framework: str) -> str:
+    """The prompt sentence of a gate-set restriction, in the framework's spelling."""
+    spell = GATE_SPELLING[framework]
+    names = ["any one-qubit gate" if g == "1q" else f"`{spell[g]}`" for g in gate_set["gates"]]
+    limits = "".join(f" Use at most {gate_set[key]} {what}." for key, what in
+                     (("max_two_qubit", "two-qubit gates"), ("max_gates", "gates in total"))
+                     if key in gate_set)
+    return (f"Gate set: use only {', '.join(names)}, applied directly (no sub-circuits, custom "
+            f"or matrix gates).{limits} Every operation is checked by its matrix, up to global "
+            "phase; an operation outside the gate set fails the task.")
+
+
 class Problem:
     slug: str = ""
     title: str = ""
@@ -105,6 +133,11 @@ class Problem:
     def statement(self, params: dict) -> str:
         raise NotImplementedError
 
+    def gate_set_for(self, params: dict) -> dict | None:
+        """{"gates": [judge.gateset names], "max_two_qubit": k, "max_gates": m} (limits
+        optional) when the task restricts the gates; None for any gates."""
+        return None
+
     def signature(self, framework: str, params: dict) -> str:
         return "build_circuit(n: int)"
 
@@ -134,8 +167,10 @@ class Problem:
         )
 
     def prompt(self, framework: str, params: dict) -> str:
+        gate_set = self.gate_set_for(params)
         parts = [
             self.statement(params),
+            *([gate_set_rule(gate_set, framework)] if gate_set else []),
             ORDER_RULE[framework],
             self.format_rule(framework, params),
         ]
@@ -172,6 +207,9 @@ class Problem:
         }
         if params.get("ancillas"):   # after the n data qubits; they must end clean
             spec["ancillas"] = list(range(params["n"], self.width(params)))
+        gate_set = self.gate_set_for(params)
+        if gate_set:
+            spec["gate_set"] = gate_set
         return spec
 
 
@@ -291,8 +329,15 @@ class OracleAlgorithm(Problem):
 
 
 def get_problem(slug: str) -> Problem:
+    """The problem of a registered slug, or of a module of this package not yet in
+    PROBLEM_MODULES (a problem under development, checked with scripts/check_problems.py)."""
     if slug not in PROBLEM_MODULES:
-        raise KeyError(f"unknown problem '{slug}'; known: {', '.join(PROBLEM_MODULES)}")
+        try:
+            if not slug.isidentifier():
+                raise ModuleNotFoundError(slug)
+            return importlib.import_module(f"{__name__}.{slug}").PROBLEM
+        except (ModuleNotFoundError, AttributeError):
+            raise KeyError(f"unknown problem '{slug}'; known: {', '.join(PROBLEM_MODULES)}") from None
     return importlib.import_module(f"{__name__}.{slug}").PROBLEM
 
 
