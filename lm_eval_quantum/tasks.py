@@ -24,8 +24,9 @@ from .sandbox.isolation import LEVELS
 
 VARIANTS = ("", "sampled", "prefill", "ppl")
 DATA_DIR = Path(__file__).parent / "data"
-SUITES = ("algorithm-design", "oracle-construction", "random-circuits",   # QCircuitBench
-          "quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")  # QuanBench
+QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
+QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
+SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES
 # Metrics that only some check kinds define (names stable across versions).
 KIND_METRICS = {
     "state": ("fidelity", "tvd", "kl"),

@@ -49,3 +49,26 @@ def string_bits_by_qubit(bits: str, framework: str) -> list[int]:
     """Bit of qubit k in a bitstring printed in the framework's order."""
     values = [int(c) for c in bits]
     return values[::-1] if framework in LITTLE_ENDIAN else values
+
+
+def convert_artifact(circuit: dict, source: str, target: str, data_qubits: int) -> dict:
+    """The documented order conversion between frameworks: a circuit artifact written
+    for `source` as the same program written for `target`.  Problems state their
+    targets in each framework's bitstring basis, so when the two frameworks print
+    bitstrings in opposite orders, data qubit k becomes data_qubits - 1 - k and
+    clbit c becomes num_clbits - 1 - c; ancillas (after the data qubits) keep their
+    index.  Between frameworks of the same order the circuit is unchanged."""
+    if (source in LITTLE_ENDIAN) == (target in LITTLE_ENDIAN):
+        return circuit
+    nc = circuit.get("num_clbits", 0)
+
+    def qubit(q):
+        return data_qubits - 1 - q if q < data_qubits else q
+
+    ops = []
+    for op in circuit["ops"]:
+        op = {**op, "qubits": [qubit(q) for q in op["qubits"]]}
+        if "clbits" in op:
+            op["clbits"] = [nc - 1 - c for c in op["clbits"]]
+        ops.append(op)
+    return {**circuit, "ops": ops}
