@@ -244,3 +244,28 @@ def test_limits_are_sized_from_the_canonical_cost(monkeypatch):
     verdict, = lmq.score("quantum_qiskit_qft", tuned, [loop])
     assert verdict["category"] == "timeout" and "CPU" in verdict["message"]
     assert 0.9 <= verdict["cpu_seconds"] <= 2.5, verdict
+
+
+def test_identical_answers_under_a_seed_free_check_run_once():
+    """Sampled tasks often repeat an answer: under a check that does not depend on the
+    sample index, each distinct (doc, answer) runs once and every copy gets its verdict;
+    a distribution doc (its sampled statistic is seeded per sample) runs every sample."""
+    from lm_eval_quantum.sandbox import get_pool
+    from lm_eval_quantum.scoring import score_samples
+
+    class Counting:
+        jobs = 0
+
+        def map(self, jobs, handlers, progress=False):
+            Counting.jobs += len(jobs)
+            return get_pool().map(jobs, handlers, progress=progress)
+
+    ghz, w = _doc("quantum_qiskit_ghz"), _doc("quantum_qiskit_w_state")
+    wrong = ghz["canonical"].replace("qc.h(0)", "qc.x(0)")
+    items = ([(ghz, ghz["canonical"], i) for i in range(4)] + [(ghz, wrong, i) for i in range(3)]
+             + [(w, w["canonical"], i) for i in range(3)])
+    verdicts = score_samples(items, progress=False, pool=Counting())
+    assert Counting.jobs == 2 + 3
+    assert [v["passed"] for v in verdicts] == [True] * 4 + [False] * 3 + [True] * 3
+    assert verdicts[4]["category"] == "wrong_answer" and verdicts[5] == verdicts[4]
+    assert {v["sampled_statistic"] for v in verdicts[7:]} != {None}

@@ -417,6 +417,10 @@ def grade_classifier(session, circuit) -> Grade:
     return Grade(all(right), accuracy, message, {"accuracy": accuracy})
 
 
+# Kinds whose verdict does not depend on the sample index (no oracle service, no
+# sampled statistic): identical answers to one doc are judged once (sampled tasks).
+SEED_FREE_KINDS = frozenset({"state", "unitary", "variational", "classifier", "channel"})
+
 CHECKS = {
     "state": grade_state,
     "unitary": grade_unitary,
