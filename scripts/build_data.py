@@ -52,6 +52,7 @@ def build_check_doc() -> dict[str, str]:
     """docs/checks.md: every task's check kind and pass rule, with the numbers
     computed per doc (thresholds, calibrated sampled thresholds, exact optima)."""
     from lm_eval_quantum import thresholds as th
+    from lm_eval_quantum.judge import gateset
     from lm_eval_quantum.tasks import read_docs
 
     rule = {
@@ -70,6 +71,9 @@ def build_check_doc() -> dict[str, str]:
                         f"<= {th.CANONICAL_FALSE_REJECT:g}: `false reject` is that rate measured on an "
                         f"independent {th.SAMPLED_CALIBRATION_DRAWS:,}-run Monte Carlo)",
         "variational": f"objective within {th.VARIATIONAL_TOLERANCE:g} x |reference| of the exact optimum",
+        "classifier": "one circuit per listed input (build_circuit called with each); <Z> on the "
+                      f"readout qubit has the label's sign with |<Z>| >= {th.CLASSIFIER_MARGIN:g}, or is "
+                      f"within {th.REGRESSION_TOLERANCE:g} of the listed value, for every input",
         "channel": "the parties' locality (judge/locality.py: no gate couples parties except a "
                    "classically controlled one over an allowed classical channel) and the channel "
                    f"inputs -> outputs: entanglement fidelity >= 1 - {th.PROCESS_FIDELITY_EPS:g} with "
@@ -98,17 +102,21 @@ def build_check_doc() -> dict[str, str]:
             lines += ["| n | sampled shots | statistic | threshold | false reject |", "|---|---|---|---|---|"]
             lines += [f"| {p['n']} | {c['sampled']['shots']} | {c['sampled']['statistic']} | "
                       f"{c['sampled']['threshold']:g} | {c['sampled']['false_reject']:.1e} |" for p, c in specs]
-        elif problem.check == "variational" and specs and specs[0][1].get("sense") == "min":
+        elif problem.check == "variational" and specs and "terms" in specs[0][0]:
             lines += ["| n | model | Pauli terms | exact ground energy E0 | pass: E <= |", "|---|---|---|---|---|"]
             lines += [f"| {p['n']} | {p.get('model', '')} | {len(p['terms'])} | {c['optimum']:.6f} | "
                       f"{c['optimum'] + th.VARIATIONAL_TOLERANCE * abs(c['reference']):.6f} |" for p, c in specs]
-        elif problem.check == "variational":
+        elif problem.check == "variational" and specs and "edges" in specs[0][0]:
             lines += ["| n | edges | exact depth-1 optimum <C> | max cut (reference) | pass: <C> >= |",
                       "|---|---|---|---|---|"]
             lines += [f"| {p['n']} | {len(p['edges'])} | {c['optimum']:.6f} | {c['reference']:g} | "
                       f"{c['optimum'] - th.VARIATIONAL_TOLERANCE * abs(c['reference']):.6f} |" for p, c in specs]
         else:
-            lines += [f"Sizes n = {', '.join(str(p['n']) for p, _ in specs)}."]
+            lines += [f"Qubits per doc: {', '.join(str(c['num_qubits']) for _, c in specs)}."]
+        gate_sets = sorted({gateset.describe(c["gate_set"]) for _, c in specs if c.get("gate_set")})
+        if gate_sets:
+            lines += ["", "Gate set (every operation classified by its matrix, judge/gateset.py): "
+                      + "; ".join(gate_sets) + "."]
         lines.append("")
     return {"checks.md": "\n".join(lines)}
 

@@ -119,7 +119,7 @@ def test_plain_lm_eval_with_embedded_model(tmp_path):
 
 
 # --- whole framework patterns ------------------------------------------------------------
-PATTERNS = ("quantum_qasm_*", "quantum_qiskit_*", "quantum_cirq_*")
+PATTERNS = ("quantum_qasm_*", "quantum_qiskit_*", "quantum_cirq_*", "quantum_pennylane_*")
 
 
 def _canonical_generations(path, patterns, limit=1):
@@ -146,9 +146,10 @@ def _canonical_generations(path, patterns, limit=1):
 
 
 def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
-    """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq patterns): every task of
-    the pattern runs through plain lm_eval; canonical answers pass everywhere; the
-    _ppl tasks run too (NaN: replay has no log-likelihoods to give)."""
+    """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq / pennylane patterns):
+    every task of the pattern, with and without `_prefill`, runs through plain lm_eval;
+    canonical answers pass everywhere; the _ppl tasks run too (NaN: replay has no
+    log-likelihoods to give)."""
     replay = tmp_path / "canonical.jsonl"
     generation_tasks = _canonical_generations(replay, PATTERNS)
     out = tmp_path / "out"
@@ -199,3 +200,26 @@ def test_suite_group_aggregates_its_tasks(tmp_path):
     assert results["lmq_qasm_random_circuits"]["pass@1,judge"] == pytest.approx(0.5)
     for task in ("quantum_qasm_random_clifford", "quantum_qasm_random_universal"):
         assert results[task]["pass@1,judge"] == pytest.approx(0.5)
+
+
+def test_prefill_is_a_true_assistant_prefill_under_the_chat_template(tmp_path):
+    """`quantum_pennylane_<problem>_prefill` with --apply_chat_template: the logged
+    request is the chat prompt, opened assistant turn and then the prefill (imports and
+    signature), and the judge scores prefill + continuation."""
+    from lm_eval_quantum.models import tiny_model_path
+
+    task = "quantum_pennylane_ghz_prefill"
+    out = tmp_path / "out"
+    _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
+          "--device", "cpu", "--tasks", task, "--limit", "1", "--apply_chat_template",
+          "--gen_kwargs", "max_gen_toks=64", "--confirm_run_unsafe_code", "--log_samples",
+          "--output_path", str(out)], tmp_path)
+    [path] = glob.glob(f"{out}/**/samples_{task}_*.jsonl", recursive=True)
+    sample = json.loads(open(path).readline())
+    doc = lmq.load_docs(task)[0]
+    context = sample["arguments"]["gen_args_0"]["arg_0"]
+    assert context.startswith("<|user|>") and doc["prompt"].strip() in context
+    assert context.endswith("<|assistant|>\n" + doc["prefill"])
+    verdict = sample["filtered_resps"][0][0]
+    verdict = json.loads(verdict) if isinstance(verdict, str) else verdict
+    assert verdict["code"].startswith(doc["prefill"].split("\n", 1)[1].strip())
