@@ -62,5 +62,6 @@ def test_each_canonical_passes_every_frameworks_check(problem):
             if target == source:
                 continue
             verdict = _regrade(doc, session, result,
-                               lambda c: convert_artifact(c, source, target, data_qubits))
+                               lambda c: convert_artifact(c, source, target, data_qubits,
+                                                                  problem.qubit_naming))
             assert verdict["passed"], (f"{source} canonical graded as {target}", verdict["message"])

@@ -51,14 +51,16 @@ def string_bits_by_qubit(bits: str, framework: str) -> list[int]:
     return values[::-1] if framework in LITTLE_ENDIAN else values
 
 
-def convert_artifact(circuit: dict, source: str, target: str, data_qubits: int) -> dict:
+def convert_artifact(circuit: dict, source: str, target: str, data_qubits: int,
+                     naming: str = "bitstring") -> dict:
     """The documented order conversion between frameworks: a circuit artifact written
-    for `source` as the same program written for `target`.  Problems state their
-    targets in each framework's bitstring basis, so when the two frameworks print
-    bitstrings in opposite orders, data qubit k becomes data_qubits - 1 - k and
-    clbit c becomes num_clbits - 1 - c; ancillas (after the data qubits) keep their
-    index.  Between frameworks of the same order the circuit is unchanged."""
-    if (source in LITTLE_ENDIAN) == (target in LITTLE_ENDIAN):
+    for `source` as the same program written for `target`.  A problem whose
+    statement names qubits by index (`naming` "index", see Problem.qubit_naming)
+    converts unchanged.  One stated over printed bitstrings ("bitstring"): when the
+    two frameworks print bitstrings in opposite orders, data qubit k becomes
+    data_qubits - 1 - k and clbit c becomes num_clbits - 1 - c; ancillas (after the
+    data qubits) keep their index; between frameworks of one order, unchanged."""
+    if naming == "index" or (source in LITTLE_ENDIAN) == (target in LITTLE_ENDIAN):
         return circuit
     nc = circuit.get("num_clbits", 0)
 

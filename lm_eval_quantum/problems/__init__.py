@@ -38,7 +38,13 @@ PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon",
                    "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
                    "oracle_diffusion", "oracle_sat", "teleportation", "superdense_coding", "bb84",
                    "generalized_simon", "oracle_simon", "oracle_triangle",
-                   "phase_estimation", "shor", "vqe", "autoencoder", "swap_test")
+                   "phase_estimation", "shor", "vqe", "autoencoder", "swap_test",
+                   # QuanBench-style suites, aligned across qiskit, cirq and pennylane
+                   "dj_explicit", "bv_explicit", "grover_marked", "qpe_dyadic", "qpe_nondyadic",
+                   "amplitude_estimation", "quantum_counting",
+                   "bell_state", "dicke_state", "cat_state_phase", "complex_amplitudes",
+                   "uniform_subset", "uniform_range", "graph_state", "product_state",
+                   "schmidt_state", "spin_wave")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
@@ -152,6 +158,16 @@ class Problem:
         answers `test` right when the circuit's measured outcomes follow `dist`
         (used by the mutation self-test's ground truth).  Default: one shot."""
         return float(dist.get(str(test["answer"]), 0.0))
+
+    @property
+    def qubit_naming(self) -> str:
+        """How the statement names qubits, which fixes the documented order conversion
+        between frameworks (judge.conventions.convert_artifact): "bitstring" when the
+        target is stated over bitstrings as each framework prints them (`target`), so
+        data qubit k of a Qiskit answer is qubit n-1-k of the same Cirq answer; "index"
+        when the statement names qubits by index (`target_for` depends on the
+        framework's bit order), so qubit k is qubit k in every framework."""
+        return "index" if type(self).target_for is not Problem.target_for else "bitstring"
 
     def target_for(self, params: dict, framework: str):
         """The target in `framework`'s bitstring basis.  Problems whose target is the

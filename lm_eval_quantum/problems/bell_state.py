@@ -1,0 +1,201 @@
+"""Bell state on a chosen qubit pair (state check); also the shared base of the
+state-preparation suite.
+
+Target: one of the four Bell states of the ordered pair (qubit i, qubit j) of an
+n-qubit register (n = 2..4), every other qubit |0>:
+Phi+- = (|00> +- |11>) / sqrt(2) and Psi+- = (|01> +- |10>) / sqrt(2), where in
+|xy> x is the value of qubit i and y that of qubit j.  Since the statement names
+qubits, the target (built qubit by qubit in `qubit_state`) depends on the
+framework's bit order.
+
+Canonical: H on qubit i and CX(i -> j) give Phi+; a Z on qubit i puts the minus
+sign on |11> (Phi-), an X on qubit j then turns |00>, |11> into |01>, |10> (Psi).
+
+`StatePreparation` is the base of the suite's ten problems: every problem passes
+its instance to `build_circuit` as arguments (`arguments`), and the Python prompts
+say so (the QASM program is written for the stated instance).  `pi_text`,
+`pi_value` and `qubit_state` are the suite's shared helpers.
+"""
+from __future__ import annotations
+
+import textwrap
+from fractions import Fraction
+from math import pi
+from typing import ClassVar
+
+import numpy as np
+
+from . import QASM_HEADER, Problem
+
+
+def pi_value(frac) -> float:
+    """[num, den] -> num * pi / den (radians)."""
+    return pi * frac[0] / frac[1]
+
+
+def pi_text(frac) -> str:
+    """[num, den] -> "3*pi/4", "-pi/2", "pi", "0" (also valid OpenQASM 3)."""
+    f = Fraction(*frac)
+    if f == 0:
+        return "0"
+    num = {1: "pi", -1: "-pi"}.get(f.numerator, f"{f.numerator}*pi")
+    return num if f.denominator == 1 else f"{num}/{f.denominator}"
+
+
+def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:
+    """The state sum over basis states of amplitude(bits) |bits> (bits[k] = value of
+    qubit k), in `framework`'s bitstring basis: little-endian frameworks print qubit 0
+    rightmost, big-endian ones leftmost."""
+    from ..judge.conventions import LITTLE_ENDIAN
+
+    psi = np.zeros(2**n, dtype=complex)
+    for index in range(2**n):
+        bits = [(index >> (k if framework in LITTLE_ENDIAN else n - 1 - k)) & 1 for k in range(n)]
+        psi[index] = amplitude(bits)
+    return psi
+
+
+class StatePreparation(Problem):
+    """A state-preparation problem whose instance is passed to `build_circuit`.
+
+    Subclasses set `arguments` ((name, annotation) pairs of build_circuit),
+    `argument_text` (the prompt's sentence about them), `code` (framework -> Python
+    source of build_circuit), optionally `helpers` (source appended after it), and
+    define `describe(params)`, `qasm_body(params)` and the target."""
+
+    suite = "state-preparation"
+    check = "state"
+    arguments: tuple = (("n", "int"),)
+    argument_text = "`n`"
+    code: ClassVar[dict] = {}
+    helpers = ""
+
+    def describe(self, params) -> str:
+        raise NotImplementedError
+
+    def qasm_body(self, params) -> list[str]:
+        raise NotImplementedError
+
+    def statement(self, params):
+        return (textwrap.dedent(self.describe(params)).strip()
+                + "\n\nStart from the all-zero state. Any global phase is accepted; there are "
+                "no ancilla qubits.")
+
+    def signature(self, framework, params):
+        return "build_circuit(" + ", ".join(f"{a}: {t}" for a, t in self.arguments) + ")"
+
+    def entry_args(self, params):
+        return [params[a] for a, _ in self.arguments]
+
+    def prompt(self, framework, params):
+        text = super().prompt(framework, params)
+        if framework == "qasm":   # OpenQASM has no arguments: the program is for this instance
+            return text
+        statement = textwrap.dedent(self.statement(params)).strip()
+        noun = "argument" if len(self.arguments) == 1 else "arguments"
+        rule = (f"`build_circuit` receives {self.argument_text} as its {noun}; it is graded "
+                "on the values stated above only, but should prepare the corresponding state "
+                "for whatever values it is given.")
+        return text.replace(statement, statement + "\n\n" + rule, 1)
+
+    def canonical(self, framework, params):
+        if framework == "qasm":
+            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;"] + self.qasm_body(params)
+            return {"qasm": "\n".join(lines)}
+        source = self.code[framework]
+        if self.helpers:
+            source += "\n\n\n" + self.helpers.strip()
+        return {"python": source}
+
+
+BELL = {"phi+": "Phi+", "phi-": "Phi-", "psi+": "Psi+", "psi-": "Psi-"}
+
+
+class BellState(StatePreparation):
+    slug = "bell_state"
+    title = "Bell state on a chosen qubit pair"
+    arguments = (("n", "int"), ("i", "int"), ("j", "int"), ("bell", "str"))
+    argument_text = ('`n`, `i`, `j` and `bell` (one of the strings "phi+", "phi-", "psi+", '
+                     '"psi-", naming Phi+, Phi-, Psi+, Psi-)')
+    TEST = ((2, 0, 1, "phi+"), (2, 1, 0, "psi-"), (3, 0, 2, "phi-"), (3, 2, 1, "psi+"),
+            (4, 1, 3, "psi-"), (4, 3, 0, "phi-"))
+    FEWSHOT = ((2, 0, 1, "psi+"), (3, 1, 2, "phi+"))
+
+    def instances(self, split):
+        rows = self.TEST if split == "test" else self.FEWSHOT
+        return [{"n": n, "i": i, "j": j, "bell": bell} for n, i, j, bell in rows]
+
+    def describe(self, params):
+        n, i, j, bell = params["n"], params["i"], params["j"], params["bell"]
+        others = ", with every other qubit left in |0>" if n > 2 else ""
+        return f"""
+        Prepare the Bell state {BELL[bell]} on the ordered qubit pair (qubit {i}, qubit {j})
+        of a {n}-qubit register{others}.
+        For an ordered pair (a, b) the four Bell states are
+        Phi+ = (|00> + |11>)/sqrt(2), Phi- = (|00> - |11>)/sqrt(2),
+        Psi+ = (|01> + |10>)/sqrt(2) and Psi- = (|01> - |10>)/sqrt(2), where in |xy> the
+        first label x is the value of qubit a and y the value of qubit b (these labels are
+        not bitstrings of the whole register). Here a = qubit {i} and b = qubit {j}.
+        """
+
+    def target_for(self, params, framework):
+        i, j, bell = params["i"], params["j"], params["bell"]
+
+        def amplitude(bits):
+            if any(b for k, b in enumerate(bits) if k not in (i, j)):
+                return 0.0
+            x, y = bits[i], bits[j]
+            if (x != y) != bell.startswith("psi"):
+                return 0.0
+            sign = -1.0 if bell.endswith("-") and x == 1 else 1.0
+            return sign / np.sqrt(2)
+
+        return qubit_state(params["n"], framework, amplitude)
+
+    def qasm_body(self, params):
+        i, j, bell = params["i"], params["j"], params["bell"]
+        lines = [f"h q[{i}];", f"cx q[{i}], q[{j}];"]
+        if bell.endswith("-"):
+            lines.append(f"z q[{i}];")
+        if bell.startswith("psi"):
+            lines.append(f"x q[{j}];")
+        return lines
+
+    code: ClassVar[dict] = {
+        "qiskit": '''\
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int, i: int, j: int, bell: str) -> QuantumCircuit:
+    qc = QuantumCircuit(n)
+    qc.h(i)
+    qc.cx(i, j)                 # (|00> + |11>) / sqrt(2) on (i, j)
+    if bell.endswith("-"):
+        qc.z(i)                 # minus sign on the |11> term
+    if bell.startswith("psi"):
+        qc.x(j)                 # |00> -> |01>, |11> -> |10>
+    return qc''',
+        "cirq": '''\
+import cirq
+
+def build_circuit(n: int, i: int, j: int, bell: str) -> cirq.Circuit:
+    q = cirq.LineQubit.range(n)
+    circuit = cirq.Circuit(cirq.H(q[i]), cirq.CNOT(q[i], q[j]))   # (|00> + |11>) / sqrt(2)
+    if bell.endswith("-"):
+        circuit.append(cirq.Z(q[i]))       # minus sign on the |11> term
+    if bell.startswith("psi"):
+        circuit.append(cirq.X(q[j]))       # |00> -> |01>, |11> -> |10>
+    return circuit''',
+        "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, i: int, j: int, bell: str):
+    qml.Hadamard(wires=i)
+    qml.CNOT(wires=[i, j])              # (|00> + |11>) / sqrt(2) on (i, j)
+    if bell.endswith("-"):
+        qml.PauliZ(wires=i)             # minus sign on the |11> term
+    if bell.startswith("psi"):
+        qml.PauliX(wires=j)             # |00> -> |01>, |11> -> |10>''',
+    }
+
+
+PROBLEM = BellState()
