@@ -963,6 +963,11 @@ def truth_state(ctx, sources) -> Truth:
     else:
         fidelity = float(abs(np.vdot(target, psi)) ** 2)
     ok = fidelity >= 1 - th.STATE_FIDELITY_EPS
+    protocol = spec.get("protocol")
+    broken = (_native_locality(protocol, _native_ops(ctx, native))
+              if isinstance(protocol, dict) else None)
+    if broken:
+        return Truth("changing", f"protocol violation ({broken}); state fidelity {fidelity:.6f}")
     return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
                                              f"state fidelity {fidelity:.6f}"))
 

@@ -15,6 +15,7 @@ it never contains hidden data (secrets, targets, canonical answers)::
      "oracle": None | {"name": "Oracle", "num_qubits": 4},   # opaque black box
      "post": None | {"entry": "run_and_analyze", "tests": 3}, # algorithm tasks
      "batch": None | [[...args...], ...], # classifier tasks: one artifact per entry
+     "whole_gates": bool,                 # gate-set tasks: library gates are not expanded
      "limits": {...}}                      # see thresholds.SandboxLimits
 
 Messages (sandbox child -> harness); the candidate runs in the same process as

@@ -83,11 +83,15 @@ class ArtifactBuilder:
     `declared` is the task's declared width (qubit indices must be below it) or
     None for circuits handed to the simulator proxy, which are limited only by
     the simulation cap.  `oracle` is the job's oracle spec (or None).
+    `whole_gates` (gate-set tasks): library gates up to wire.MAX_MATRIX_QUBITS are
+    emitted whole, as Cirq and PennyLane operations are, never expanded into parts.
     """
 
-    def __init__(self, declared: int | None, oracle: dict | None = None):
+    def __init__(self, declared: int | None, oracle: dict | None = None,
+                 whole_gates: bool = False):
         self.declared = declared
         self.oracle = oracle
+        self.whole_gates = whole_gates
         self.ops: list[dict] = []
         self.num_qubits = declared or 0
         self.num_clbits = 0
@@ -230,7 +234,7 @@ class Session:
 
     def convert(self, native, declared):
         """native circuit -> (CIRCUIT, adapter extra)."""
-        builder = ArtifactBuilder(declared, self.oracle)
+        builder = ArtifactBuilder(declared, self.oracle, bool(self.job.get("whole_gates")))
         extra = self.adapter.to_artifact(native, builder)
         return builder.circuit(), extra
 

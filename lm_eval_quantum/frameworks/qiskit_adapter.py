@@ -4,7 +4,8 @@ Conventions: artifact qubit k is `circuit.qubits[k]` (`circuit.find_bit(q).index
 clbit k is `circuit.clbits[k]`.  Standard gates (wire.STANDARD_GATES) are
 emitted by name with Qiskit's own parameters (Qiskit's definitions are the
 judge's: u = U(θ, φ, λ), p, u1 = p, u2, u3 = u, controls first).  Small
-library gates (<= 3 qubits) are emitted as their matrix; anything else is
+library gates (<= 3 qubits; on gate-set tasks every library gate of <=
+wire.MAX_MATRIX_QUBITS, like `qc.mcx`) are emitted as their matrix; anything else is
 expanded through `.definition`, or emitted as its matrix when it has none.
 Qiskit matrices are little-endian over the qargs, so matrix ops list the
 qargs reversed (first listed = most significant, the wire's convention).
@@ -115,7 +116,8 @@ def _emit(circ, qmap: list[int], cmap: list[int], builder, depth: int) -> None:
         else:
             _check_bound(op)
             library = (op.base_class.__module__ or "").startswith("qiskit.circuit.library")
-            small = isinstance(op, Gate) and library and op.num_qubits <= _SMALL_LIBRARY_GATE
+            size = wire.MAX_MATRIX_QUBITS if builder.whole_gates else _SMALL_LIBRARY_GATE
+            small = isinstance(op, Gate) and library and op.num_qubits <= size
             if small or isinstance(op, UnitaryGate) or op.definition is None:
                 u = _matrix(op) if isinstance(op, Gate) else None
                 if u is not None:

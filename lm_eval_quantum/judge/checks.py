@@ -67,6 +67,7 @@ class Session:
             "oracle": self.spec.get("oracle"),
             "post": self.spec.get("post"),
             "batch": self.spec.get("batch"),
+            "whole_gates": bool(self.spec.get("gate_set")),
             "limits": limits.as_dict(),
         }
 

@@ -9,9 +9,10 @@ converted here, nowhere in the problems.
 
 Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
 
-* state (ancillas, ancilla_policy "clean" | "free"): fidelity on the data qubits
-  >= 1 - STATE_FIDELITY_EPS, global phase free; "clean" ancillas must end in |0>,
-  "free" ones are traced out.
+* state (ancillas, ancilla_policy "clean" | "free", protocol): fidelity on the data
+  qubits >= 1 - STATE_FIDELITY_EPS, global phase free; "clean" ancillas must end in
+  |0>, "free" ones are traced out; with a protocol (a dict, as for channel) the
+  parties' locality must hold too.
 * unitary (ancillas, subspace): |Tr(P T^dag U P) / d|^2 >= 1 - PROCESS_FIDELITY_EPS
   over the declared input subspace (default: all inputs), ancillas starting and
   ending in |0>.
@@ -124,7 +125,15 @@ def grade_state(session, circuit) -> Grade:
         what = "state fidelity with the target" + (" (ancillas back in |0>)" if ancillas else "")
     numbers = {"fidelity": fidelity,
                **_distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
-    return Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}", numbers)
+    message = f"{what}: {fidelity:.6f}"
+    protocol = session.spec.get("protocol")
+    if isinstance(protocol, dict):    # a state shared by parties (entanglement swapping)
+        from .locality import violation
+
+        broken = violation(circuit, protocol)
+        if broken:
+            return Grade(False, 0.0, f"{broken}; {message}", numbers)
+    return Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers)
 
 
 # --- unitary / oracle -----------------------------------------------------------------

@@ -41,10 +41,17 @@ PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon",
                    "phase_estimation", "shor", "vqe", "autoencoder", "swap_test",
                    # QuanBench-style suites, aligned across qiskit, cirq and pennylane
                    "dj_explicit", "bv_explicit", "grover_marked", "qpe_dyadic", "qpe_nondyadic",
-                   "amplitude_estimation", "quantum_counting",
+                   "amplitude_estimation", "quantum_counting", "hhl", "qaoa_fixed_angles",
+                   "quantum_walk", "entanglement_swapping", "chsh", "hadamard_test", "draper_adder",
                    "bell_state", "dicke_state", "cat_state_phase", "complex_amplitudes",
                    "uniform_subset", "uniform_range", "graph_state", "product_state",
-                   "schmidt_state", "spin_wave")
+                   "schmidt_state", "spin_wave",
+                   "qml_classifier", "data_reuploading", "vqc_regression", "variational_state_prep",
+                   "feature_map", "quantum_kernel",
+                   "toffoli_decomposition", "ccz_decomposition", "controlled_rotation",
+                   "swap_from_cx", "fredkin_decomposition", "iswap_decomposition", "controlled_h",
+                   "zyz_decomposition", "two_qubit_decomposition", "controlled_u",
+                   "multi_controlled_x", "pauli_rotation")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
@@ -98,8 +105,9 @@ def gate_set_rule(gate_set: dict, framework: str) -> str:
     """The prompt sentence of a gate-set restriction, in the framework's spelling."""
     spell = GATE_SPELLING[framework]
     names = ["any one-qubit gate" if g == "1q" else f"`{spell[g]}`" for g in gate_set["gates"]]
-    limits = "".join(f" Use at most {gate_set[key]} {what}." for key, what in
-                     (("max_two_qubit", "two-qubit gates"), ("max_gates", "gates in total"))
+    limits = "".join(f" Use at most {gate_set[key]} {what}{'s' * (gate_set[key] != 1)}{rest}."
+                     for key, what, rest in (("max_two_qubit", "two-qubit gate", ""),
+                                             ("max_gates", "gate", " in total"))
                      if key in gate_set)
     return (f"Gate set: use only {', '.join(names)}, applied directly (no sub-circuits, custom "
             f"or matrix gates).{limits} Every operation is checked by its matrix, up to global "
@@ -417,6 +425,24 @@ def basis_unitary(num_qubits: int, framework: str, action):
         new_bits, phase = action(bits)
         u[index(new_bits), index(bits)] = phase
     return u
+
+
+def pi_value(frac) -> float:
+    """[num, den] -> num * pi / den (radians): angles stated exactly as rational multiples of pi."""
+    import math
+
+    return math.pi * frac[0] / frac[1]
+
+
+def pi_text(frac) -> str:
+    """[num, den] -> "3*pi/4", "-pi/2", "pi", "0" (also valid OpenQASM 3)."""
+    from fractions import Fraction
+
+    f = Fraction(*frac)
+    if f == 0:
+        return "0"
+    num = {1: "pi", -1: "-pi"}.get(f.numerator, f"{f.numerator}*pi")
+    return num if f.denominator == 1 else f"{num}/{f.denominator}"
 
 
 def seeded_rng(*key):

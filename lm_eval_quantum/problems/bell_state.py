@@ -19,27 +19,11 @@ say so (the QASM program is written for the stated instance).  `pi_text`,
 from __future__ import annotations
 
 import textwrap
-from fractions import Fraction
-from math import pi
 from typing import ClassVar
 
 import numpy as np
 
 from . import QASM_HEADER, Problem
-
-
-def pi_value(frac) -> float:
-    """[num, den] -> num * pi / den (radians)."""
-    return pi * frac[0] / frac[1]
-
-
-def pi_text(frac) -> str:
-    """[num, den] -> "3*pi/4", "-pi/2", "pi", "0" (also valid OpenQASM 3)."""
-    f = Fraction(*frac)
-    if f == 0:
-        return "0"
-    num = {1: "pi", -1: "-pi"}.get(f.numerator, f"{f.numerator}*pi")
-    return num if f.denominator == 1 else f"{num}/{f.denominator}"
 
 
 def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:

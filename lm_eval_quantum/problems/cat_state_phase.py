@@ -15,7 +15,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .bell_state import StatePreparation, pi_text, pi_value
+from . import pi_text, pi_value
+from .bell_state import StatePreparation
 
 
 class CatStatePhase(StatePreparation):

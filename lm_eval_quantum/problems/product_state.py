@@ -16,7 +16,8 @@ from typing import ClassVar
 import numpy as np
 
 from . import seeded_rng
-from .bell_state import StatePreparation, pi_text, pi_value, qubit_state
+from . import pi_text, pi_value
+from .bell_state import StatePreparation, qubit_state
 
 
 def random_angle(rng, denominators, top: int) -> list[int]:

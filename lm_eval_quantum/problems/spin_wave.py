@@ -16,7 +16,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .bell_state import StatePreparation, pi_text, qubit_state
+from . import pi_text
+from .bell_state import StatePreparation, qubit_state
 
 
 class SpinWave(StatePreparation):

@@ -1,0 +1,283 @@
+"""The Hadamard test of a small unitary U on a prepared input (state check).
+
+Qubit 0 is the ancilla, qubits 1..k (k = 1, or 2 for U = CZ) the system.  The
+system starts in |psi>, made from |0...0> by stated single-qubit gates (H, X,
+S, T, RY(angle)); then H on the ancilla, S^dag on the ancilla for the
+imaginary-part version, U on the system controlled by the ancilla (exactly
+|0><0| x I + |1><1| x U, so U's global phase matters), and H on the ancilla.
+The exact final state of the whole register is
+
+    (1/2) [ |0>_anc (|psi> + c U|psi>) + |1>_anc (|psi> - c U|psi>) ],
+
+c = 1 (real part: P(ancilla 0) = (1 + Re<psi|U|psi>) / 2) or c = -i
+(imaginary part: P(ancilla 0) = (1 + Im<psi|U|psi>) / 2); the target is this
+formula evaluated in numpy, the check is state fidelity up to a global phase.
+U is one of Z, X, S, T, RZ(theta), CZ (matrices stated in the prompt).
+
+This module also holds the numpy helpers and the stated-call prompt rule shared
+by the other "quantum-algorithms" problems of its group (hhl, qaoa_fixed_angles,
+quantum_walk, entanglement_swapping, chsh, draper_adder).
+"""
+from __future__ import annotations
+
+import textwrap
+from math import pi
+
+import numpy as np
+
+from ..judge.conventions import state_to_internal
+from . import QASM_HEADER, Problem
+
+# --- shared numpy helpers (states indexed by qubit: bit k of the index = qubit k) -----------
+H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
+X = np.array([[0, 1], [1, 0]], dtype=complex)
+Z = np.diag([1, -1]).astype(complex)
+S = np.diag([1, 1j])
+SDG = np.diag([1, -1j])
+T = np.diag([1, np.exp(1j * pi / 4)])
+
+
+def ry(angle: float) -> np.ndarray:
+    """RY(angle) = exp(-i angle Y / 2)."""
+    c, s = np.cos(angle / 2), np.sin(angle / 2)
+    return np.array([[c, -s], [s, c]], dtype=complex)
+
+
+def rz(angle: float) -> np.ndarray:
+    """RZ(angle) = exp(-i angle Z / 2) = diag(e^(-i angle/2), e^(i angle/2))."""
+    return np.diag([np.exp(-0.5j * angle), np.exp(0.5j * angle)])
+
+
+def apply(psi: np.ndarray, u: np.ndarray, qubits: list[int]) -> np.ndarray:
+    """`u` (first listed qubit = most significant row bit) applied to `qubits` of
+    the state `psi`, indexed by qubit (bit k of the index = value of qubit k)."""
+    n, k = int(np.log2(psi.size)), len(qubits)
+    axes = [n - 1 - q for q in qubits]          # numpy axis of qubit q in reshape((2,)*n)
+    t = np.tensordot(u.reshape((2,) * (2 * k)), psi.reshape((2,) * n),
+                     axes=(list(range(k, 2 * k)), axes))
+    return np.moveaxis(t, list(range(k)), axes).reshape(-1)
+
+
+def basis_state(n: int, bits: dict[int, int] | None = None) -> np.ndarray:
+    """|b> with qubit q = bits[q] (default 0), indexed by qubit."""
+    psi = np.zeros(2**n, dtype=complex)
+    psi[sum(v << q for q, v in (bits or {}).items())] = 1
+    return psi
+
+
+def bitstring_basis(psi: np.ndarray, framework: str) -> np.ndarray:
+    """A state indexed by qubit -> the framework's bitstring basis (the bit reversal
+    between the two, for Cirq and PennyLane, is its own inverse)."""
+    return state_to_internal(psi, framework)
+
+
+QUBIT_NAMES = {"qasm": "qubit k is q[k]", "qiskit": "qubit k is the circuit's qubit k",
+               "cirq": "qubit k is cirq.LineQubit(k)", "pennylane": "qubit k is wire k"}
+
+
+class StatedCall(Problem):
+    """The statement names qubits by index; the prompt adds what "qubit k" is in the
+    framework and, for Python tasks, the exact call the judge makes
+    (`build_circuit(...)` with this instance's arguments)."""
+
+    def prompt(self, framework, params):
+        text = super().prompt(framework, params)
+        statement = textwrap.dedent(self.statement(params)).strip()
+        rules = [f"Here {QUBIT_NAMES[framework]}."]
+        if framework != "qasm":   # OpenQASM: the program is written for this instance
+            call = ", ".join(repr(a) for a in self.entry_args(params))
+            rules.append(f"The judge calls `build_circuit({call})`; the function should work "
+                         "from its arguments (it is graded on these values).")
+        return text.replace(statement, statement + "\n\n" + " ".join(rules), 1)
+
+
+# --- the Hadamard test ----------------------------------------------------------------------
+PREP = {"h": ("H", H), "x": ("X", X), "s": ("S", S), "t": ("T", T)}
+UNITARIES = {   # name -> (text, number of system qubits)
+    "z": ("U = Z = [[1, 0], [0, -1]]", 1),
+    "x": ("U = X = [[0, 1], [1, 0]]", 1),
+    "s": ("U = S = [[1, 0], [0, i]]", 1),
+    "t": ("U = T = [[1, 0], [0, exp(i*pi/4)]]", 1),
+    "rz": ("U = RZ({theta}) = [[exp(-i*{theta}/2), 0], [0, exp(i*{theta}/2)]]", 1),
+    "cz": ("U = CZ on qubits 1 and 2 = diag(1, 1, 1, -1) (a -1 phase exactly when both "
+           "qubits are 1)", 2),
+}
+INSTANCES = {
+    "test": [
+        ("z", 0.0, [["h", 1]], "real"),
+        ("s", 0.0, [["h", 1]], "imag"),
+        ("t", 0.0, [["ry", 1, 1.2]], "real"),
+        ("rz", 0.9, [["h", 1], ["t", 1]], "imag"),
+        ("x", 0.0, [["ry", 1, 0.8], ["s", 1]], "imag"),
+        ("cz", 0.0, [["h", 1], ["ry", 2, 0.6]], "real"),
+        ("cz", 0.0, [["h", 1], ["t", 1], ["h", 2]], "imag"),
+    ],
+    "fewshot": [
+        ("rz", 1.5, [["x", 1]], "real"),
+        ("cz", 0.0, [["x", 1], ["h", 2], ["s", 2]], "imag"),
+    ],
+}
+
+
+def unitary_matrix(u: str, theta: float) -> np.ndarray:
+    """U on the system qubits (qubit 1 most significant for CZ; CZ is symmetric)."""
+    return {"z": Z, "x": X, "s": S, "t": T, "rz": rz(theta), "cz": np.diag([1, 1, 1, -1])}[u]
+
+
+def hadamard_test_state(params: dict) -> np.ndarray:
+    """The formula of the module docstring, indexed by qubit."""
+    n, k = params["n"], params["n"] - 1
+    psi = basis_state(k)                       # system qubit j + 1 is bit j here
+    for step in params["prep"]:
+        gate = ry(step[2]) if step[0] == "ry" else PREP[step[0]][1]
+        psi = apply(psi, gate, [step[1] - 1])
+    u_psi = apply(psi, unitary_matrix(params["u"], params["theta"]), list(range(k)))
+    c = 1 if params["part"] == "real" else -1j
+    out = np.zeros(2**n, dtype=complex)
+    out[0::2] = (psi + c * u_psi) / 2          # ancilla = qubit 0 = the lowest index bit
+    out[1::2] = (psi - c * u_psi) / 2
+    return out
+
+
+def describe_prep(prep: list) -> str:
+    return ", then ".join(f"RY({s[2]}) on qubit {s[1]}" if s[0] == "ry" else
+                          f"{PREP[s[0]][0]} on qubit {s[1]}" for s in prep)
+
+
+class HadamardTest(StatedCall):
+    slug = "hadamard_test"
+    title = "Hadamard test"
+    suite = "quantum-algorithms"
+    check = "state"
+
+    def instances(self, split):
+        return [{"n": 1 + UNITARIES[u][1], "u": u, "theta": theta, "prep": prep, "part": part}
+                for u, theta, prep, part in INSTANCES[split]]
+
+    def signature(self, framework, params):
+        return "build_circuit(u: str, theta: float, prep: list, part: str)"
+
+    def entry_args(self, params):
+        return [params["u"], params["theta"], params["prep"], params["part"]]
+
+    def statement(self, params):
+        n, u, part = params["n"], params["u"], params["part"]
+        text, k = UNITARIES[u]
+        text = text.format(theta=params["theta"])
+        system = "qubit 1" if k == 1 else "qubits 1 and 2"
+        imag = part == "imag"
+        step2 = ("S^dag = [[1, 0], [0, -i]] on qubit 0, then " if imag else "")
+        c, what = ("-i", "Im") if imag else ("1", "Re")
+        return f"""
+        Write the Hadamard test that estimates the {'imaginary' if imag else 'real'} part of
+        <psi|U|psi>, on {n} qubits: qubit 0 is the ancilla and {system} the system register.
+        Unitary: {text}.
+        Input: starting from all qubits in |0>, prepare |psi> on the system by applying
+        {describe_prep(params['prep'])}.
+        Test: H on qubit 0, then {step2}U on the system controlled by qubit 0 (exactly the
+        unitary |0><0| x I + |1><1| x U with the matrix U above: its global phase matters),
+        then H on qubit 0.
+        The final state of the whole register must be
+        (1/2) [ |0>_0 (|psi> + c U|psi>) + |1>_0 (|psi> - c U|psi>) ] with c = {c},
+        so that the ancilla reads 0 with probability (1 + {what}<psi|U|psi>) / 2. Do not
+        measure. The state of all {n} qubits is checked, up to a global phase.
+        """
+
+    def target_for(self, params, framework):
+        return bitstring_basis(hadamard_test_state(params), framework)
+
+    def canonical(self, framework, params):
+        if framework != "qasm":
+            return {"python": CODE[framework]}
+        n, u, theta = params["n"], params["u"], params["theta"]
+        lines = QASM_HEADER + [f"qubit[{n}] q;"]
+        for step in params["prep"]:
+            lines.append(f"ry({step[2]!r}) q[{step[1]}];" if step[0] == "ry"
+                         else f"{step[0]} q[{step[1]}];")
+        lines.append("h q[0];")
+        if params["part"] == "imag":
+            lines.append("sdg q[0];")
+        lines += {"z": ["cz q[0], q[1];"], "x": ["cx q[0], q[1];"],
+                  "s": ["cp(pi/2) q[0], q[1];"], "t": ["cp(pi/4) q[0], q[1];"],
+                  "rz": [f"crz({theta!r}) q[0], q[1];"],
+                  "cz": ["h q[2];", "ccx q[0], q[1], q[2];", "h q[2];"]}[u]
+        lines.append("h q[0];")
+        return {"qasm": "\n".join(lines)}
+
+
+# The controlled unitaries are exact: controlled-S and -T are controlled phases
+# (S = P(pi/2), T = P(pi/4)); controlled-RZ keeps RZ's phases; controlled-CZ is CCZ.
+CODE = {
+    "qiskit": '''\
+from math import pi
+from qiskit import QuantumCircuit
+
+def build_circuit(u: str, theta: float, prep: list, part: str) -> QuantumCircuit:
+    qc = QuantumCircuit(3 if u == "cz" else 2)
+    for step in prep:   # the input |psi> on the system qubits
+        if step[0] == "ry":
+            qc.ry(step[2], step[1])
+        else:
+            getattr(qc, step[0])(step[1])
+    qc.h(0)
+    if part == "imag":
+        qc.sdg(0)
+    if u == "z":
+        qc.cz(0, 1)
+    elif u == "x":
+        qc.cx(0, 1)
+    elif u == "s":
+        qc.cp(pi / 2, 0, 1)
+    elif u == "t":
+        qc.cp(pi / 4, 0, 1)
+    elif u == "rz":
+        qc.crz(theta, 0, 1)
+    elif u == "cz":
+        qc.ccz(0, 1, 2)
+    qc.h(0)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(u: str, theta: float, prep: list, part: str) -> cirq.Circuit:
+    q = cirq.LineQubit.range(3 if u == "cz" else 2)
+    gates = {"h": cirq.H, "x": cirq.X, "s": cirq.S, "t": cirq.T}
+    circuit = cirq.Circuit()
+    for step in prep:   # the input |psi> on the system qubits
+        gate = cirq.ry(step[2]) if step[0] == "ry" else gates[step[0]]
+        circuit.append(gate.on(q[step[1]]))
+    circuit.append(cirq.H(q[0]))
+    if part == "imag":
+        circuit.append(cirq.S(q[0]) ** -1)
+    if u == "cz":
+        circuit.append(cirq.CCZ(q[0], q[1], q[2]))
+    else:
+        unitary = {"z": cirq.Z, "x": cirq.X, "s": cirq.S, "t": cirq.T, "rz": cirq.rz(theta)}[u]
+        circuit.append(unitary.controlled().on(q[0], q[1]))
+    circuit.append(cirq.H(q[0]))
+    return circuit''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(u: str, theta: float, prep: list, part: str):
+    gates = {"h": qml.Hadamard, "x": qml.PauliX, "s": qml.S, "t": qml.T}
+    for step in prep:   # the input |psi> on the system qubits
+        if step[0] == "ry":
+            qml.RY(step[2], wires=step[1])
+        else:
+            gates[step[0]](wires=step[1])
+    qml.Hadamard(wires=0)
+    if part == "imag":
+        qml.adjoint(qml.S(wires=0))
+    if u == "cz":
+        qml.ctrl(qml.CZ(wires=[1, 2]), control=0)
+    else:
+        unitary = {"z": qml.PauliZ, "x": qml.PauliX, "s": qml.S, "t": qml.T}
+        if u == "rz":
+            qml.ctrl(qml.RZ(theta, wires=1), control=0)
+        else:
+            qml.ctrl(unitary[u](wires=1), control=0)
+    qml.Hadamard(wires=0)''',
+}
+
+PROBLEM = HadamardTest()
