@@ -2,7 +2,8 @@
 
   tasks-dir              print the directory of the task YAMLs (for --include_path)
   list [PATTERN]         list task names (default 'quantum_*')
-  selfcheck [--tasks P] [--seeds N] [--mutants] [--isolation L] [--min-isolation L]
+  selfcheck [--tasks P[,P...]] [--seeds N] [--mutants [--max-docs K] [--per-operator M]]
+            [--isolation L] [--min-isolation L]
                          run every canonical through sandbox + judge over N seeds (non-zero
                          exit on any false reject); --mutants: the mutation self-test instead
                          (non-zero exit on any false accept or false reject)
@@ -26,6 +27,9 @@ def main(argv=None) -> int:
     p_self.add_argument("--seeds", type=int, default=1, help="sample indices 0..N-1 per canonical")
     p_self.add_argument("--mutants", action="store_true",
                         help="mutation self-test: mutated canonicals must fail unless equivalent")
+    p_self.add_argument("--max-docs", type=int, help="--mutants: the first K test docs per task")
+    p_self.add_argument("--per-operator", type=int, default=6,
+                        help="--mutants: mutants per operator and doc (default 6)")
     p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
     p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
@@ -49,7 +53,8 @@ def main(argv=None) -> int:
         if args.mutants:
             from .mutation import main as mutation_selfcheck
 
-            return mutation_selfcheck(args.tasks)
+            return mutation_selfcheck(args.tasks.split(","), per_operator=args.per_operator,
+                                      max_docs=args.max_docs)
         from .selfcheck import main as selfcheck
 
         return selfcheck(args.tasks, seeds=args.seeds)

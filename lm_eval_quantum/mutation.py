@@ -1535,8 +1535,9 @@ def print_report(report: MutationReport, show: int = 8) -> None:
           f"false rejects over {report.total('mutants')} mutants")
 
 
-def main(pattern="quantum_*", seed: int = 0, per_operator: int = DEFAULT_PER_OPERATOR) -> int:
-    report = run_mutation_selfcheck(pattern, seed=seed, per_operator=per_operator)
+def main(pattern="quantum_*", seed: int = 0, per_operator: int = DEFAULT_PER_OPERATOR,
+         max_docs: int | None = None) -> int:
+    report = run_mutation_selfcheck(pattern, seed=seed, per_operator=per_operator, max_docs=max_docs)
     if not report.tasks:
         print(f"no base task with a known check kind matches '{pattern}'")
         for task, reason in report.skipped.items():

@@ -80,7 +80,9 @@ def task_table() -> dict[str, TaskInfo]:
 
 
 def resolve(pattern: str = "*") -> list[str]:
-    return sorted(n for n in task_table() if fnmatch.fnmatchcase(n, pattern))
+    """Task names matching a shell-style pattern or a comma-separated list of them."""
+    patterns = pattern.split(",")
+    return sorted(n for n in task_table() if any(fnmatch.fnmatchcase(n, p) for p in patterns))
 
 
 def read_docs(data_file: str, split: str = "test") -> list[dict]:

@@ -109,8 +109,8 @@ def gate_set_rule(gate_set: dict, framework: str) -> str:
                      for key, what, rest in (("max_two_qubit", "two-qubit gate", ""),
                                              ("max_gates", "gate", " in total"))
                      if key in gate_set)
-    return (f"Gate set: use only {', '.join(names)}, applied directly (no sub-circuits, custom "
-            f"or matrix gates).{limits} Every operation is checked by its matrix, up to global "
+    return (f"Gate set: use only these gates: {', '.join(names)}; apply them directly (no "
+            f"sub-circuits, custom or matrix gates).{limits} Every operation is checked by its matrix, up to global "
             "phase; an operation outside the gate set fails the task.")
 
 
