@@ -11,7 +11,7 @@ from lm_eval_quantum.judge.checks import Session
 from lm_eval_quantum.judge.conventions import convert_artifact
 from lm_eval_quantum.problems import all_problems, make_doc
 from lm_eval_quantum.scoring import doc_limits
-from lm_eval_quantum.tasks import QUANBENCH_SUITES
+from lm_eval_quantum.tasks import QUANBENCH_SUITES, SUITES, group_configs, group_name
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -48,6 +48,12 @@ def test_every_quanbench_suite_has_problems_in_all_three_python_frameworks():
     assert len(PROBLEMS) >= 42
     for problem in PROBLEMS:
         assert {"qiskit", "cirq", "pennylane"} <= set(problem.frameworks), problem.slug
+    # every suite is a known one, with an lm-eval group per suite and per (framework, suite)
+    groups = set(group_configs())
+    for problem in all_problems():
+        assert problem.suite in SUITES, problem.slug
+        assert group_name(None, problem.suite) in groups
+        assert {group_name(fw, problem.suite) for fw in problem.frameworks} <= groups
 
 
 @pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: p.slug)
