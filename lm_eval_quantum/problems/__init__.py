@@ -152,10 +152,17 @@ class Problem:
         optional) when the task restricts the gates; None for any gates."""
         return None
 
+    # ((name, type), ...): params passed to build_circuit in this order (default: n)
+    arguments: tuple = ()
+
     def signature(self, framework: str, params: dict) -> str:
+        if self.arguments:
+            return "build_circuit(" + ", ".join(f"{a}: {t}" for a, t in self.arguments) + ")"
         return "build_circuit(n: int)"
 
     def entry_args(self, params: dict) -> list:
+        if self.arguments:
+            return [params[a] for a, _ in self.arguments]
         return [params["n"]]
 
     def canonical(self, framework: str, params: dict) -> dict:

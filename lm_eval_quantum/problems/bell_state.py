@@ -65,12 +65,6 @@ class StatePreparation(Problem):
                 + "\n\nStart from the all-zero state. Any global phase is accepted; there are "
                 "no ancilla qubits.")
 
-    def signature(self, framework, params):
-        return "build_circuit(" + ", ".join(f"{a}: {t}" for a, t in self.arguments) + ")"
-
-    def entry_args(self, params):
-        return [params[a] for a, _ in self.arguments]
-
     def prompt(self, framework, params):
         text = super().prompt(framework, params)
         if framework == "qasm":   # OpenQASM has no arguments: the program is for this instance

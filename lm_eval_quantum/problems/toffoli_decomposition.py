@@ -141,12 +141,6 @@ class GateDecomposition(Problem):
     def gate_set_for(self, params):
         return {"gates": list(self.gates), **self.limits}
 
-    def signature(self, framework, params):
-        return "build_circuit(" + ", ".join(f"{a}: {t}" for a, t in self.arguments) + ")"
-
-    def entry_args(self, params):
-        return [params[a] for a, _ in self.arguments]
-
     def format_rule(self, framework, params):
         rule = super().format_rule(framework, params)
         if framework == "qasm":   # OpenQASM has no arguments: the program is for this instance
