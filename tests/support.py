@@ -1,9 +1,14 @@
-"""Shared test helpers: the host's process table as the tests see it, and the
-semantic mutations that make a canonical answer wrong."""
+"""Shared test helpers: the host's process table as the tests see it, the
+semantic mutations that make a canonical answer wrong, and a canonical answer run
+on its framework's own simulator."""
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
+
+import numpy as np
 
 # Semantic mutations: (old, new) replacements on a canonical answer.
 WRONG = {
@@ -83,6 +88,75 @@ def replace_post(doc, body: str) -> str:
     helpers = rest[rest.index("\n\n\n"):] if "\n\n\n" in rest else "\n"
     return (head + "def run_and_analyze(circuit, simulator):\n" + body.rstrip() + "\n"
             + helpers.rstrip() + "\n```")
+
+
+# --- an answer on its framework's own simulator (no lm_eval_quantum judge code involved) ---------
+def canonical_code(text: str) -> str:
+    """The first ```qasm or ```python block of an answer text."""
+    return re.search(r"```(?:qasm|python)\n(.*?)```", text, re.DOTALL).group(1)
+
+
+def native_circuit(doc, code: str | None = None, args: list | None = None):
+    """The answer's native object: a Qiskit QuantumCircuit (OpenQASM through qiskit.qasm3
+    with customgates.inc inlined; terminal measurements removed), a cirq.Circuit, or a
+    PennyLane quantum function with its arguments bound.  `code` defaults to the doc's
+    canonical, `args` to the check's arguments (unused for OpenQASM)."""
+    fw = doc["framework"]
+    code = canonical_code(doc["canonical"]) if code is None else code
+    if fw == "qasm":
+        from qiskit import qasm3
+
+        from lm_eval_quantum.frameworks.qasm_adapter import CUSTOM_GATES
+
+        text = code.replace('include "customgates.inc";', CUSTOM_GATES)
+        return qasm3.loads(text).remove_final_measurements(inplace=False)
+    args = json.loads(doc["check"])["args"] if args is None else args
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - trusted canonical / test code
+    build = namespace["build_circuit"]
+    if fw == "pennylane":
+        return lambda: build(*args)
+    circuit = build(*args)
+    return circuit.remove_final_measurements(inplace=False) if fw == "qiskit" else circuit
+
+
+def native_state(doc, code: str | None = None, args: list | None = None) -> np.ndarray:
+    """The answer's final state in the framework's bitstring basis (terminal measurements
+    ignored), by its own simulator; the width is the doc's num_qubits."""
+    fw, native = doc["framework"], native_circuit(doc, code, args)
+    if fw in ("qasm", "qiskit"):
+        from qiskit.quantum_info import Statevector
+
+        return Statevector(native).data
+    if fw == "cirq":
+        import cirq
+
+        return cirq.final_state_vector(native, qubit_order=cirq.LineQubit.range(doc["num_qubits"]),
+                                       ignore_terminal_measurements=True, dtype=np.complex128)
+    import pennylane as qml
+
+    @qml.qnode(qml.device("default.qubit", wires=doc["num_qubits"]))
+    def run():
+        native()
+        return qml.state()
+
+    return np.asarray(run())
+
+
+def native_unitary(doc, code: str | None = None, args: list | None = None) -> np.ndarray:
+    """The answer's unitary in the framework's bitstring basis, by its own simulator."""
+    fw, native = doc["framework"], native_circuit(doc, code, args)
+    if fw in ("qasm", "qiskit"):
+        from qiskit.quantum_info import Operator
+
+        return Operator(native).data
+    if fw == "cirq":
+        import cirq
+
+        return native.unitary(qubit_order=cirq.LineQubit.range(doc["num_qubits"]))
+    import pennylane as qml
+
+    return qml.matrix(native, wire_order=range(doc["num_qubits"]))()
 
 
 # Protocols: a substitution that keeps the parties' locality but breaks the channel

@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 import pytest
-from support import pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, unregistered_problems
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -36,49 +36,10 @@ def _problems():
         return {slug: get_problem(slug) for slug in SLUGS}
 
 
-# --- native simulation --------------------------------------------------------------------
-def _code(doc) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-
-
-def _native_state(doc) -> np.ndarray:
-    """The canonical's final state in the framework's bitstring basis, by its own simulator."""
-    fw, width = doc["framework"], doc["num_qubits"]
-    args = json.loads(doc["check"])["args"]
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Statevector
-
-        from lm_eval_quantum.frameworks.qasm_adapter import CUSTOM_GATES
-
-        text = _code(doc).replace('include "customgates.inc";', CUSTOM_GATES)
-        return Statevector(qasm3.loads(text)).data
-    namespace: dict = {}
-    exec(_code(doc), namespace)  # noqa: S102 - trusted canonical code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Statevector
-
-        return Statevector(build(*args)).data
-    if fw == "cirq":
-        import cirq
-
-        return cirq.final_state_vector(build(*args), qubit_order=cirq.LineQubit.range(width),
-                                       dtype=np.complex128)
-    import pennylane as qml
-
-    @qml.qnode(qml.device("default.qubit", wires=width))
-    def circuit():
-        build(*args)
-        return qml.state()
-
-    return np.asarray(circuit())
-
-
 def _fidelity(doc, target) -> float:
     """Fidelity of the canonical with the target; a declared ancilla (the last qubit,
     DJ/BV's output qubit) is traced out."""
-    psi = _native_state(doc)
+    psi = native_state(doc)
     spec = json.loads(doc["check"])
     if not spec.get("ancillas"):
         return abs(np.vdot(target, psi)) ** 2

@@ -18,13 +18,12 @@ block (parties of judge.locality) accepts the canonical and rejects a direct 0-3
 from __future__ import annotations
 
 import json
-import re
 from fractions import Fraction
 from functools import reduce
 
 import numpy as np
 import pytest
-from support import unregistered_problems
+from support import native_circuit, native_state, native_unitary, unregistered_problems
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -101,69 +100,8 @@ def _doc(docs, slug, fw, index, split="test"):
                 == (slug, fw, index, split))
 
 
-def _code(doc) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-
-
 def _params(doc) -> dict:
     return json.loads(doc["params"])
-
-
-# --- the framework's own simulator ------------------------------------------------------------
-def _native(doc):
-    """The canonical's native object: a Qiskit circuit (measurements removed), a Cirq
-    circuit or a PennyLane quantum function with its arguments bound."""
-    fw = doc["framework"]
-    if fw == "qasm":
-        from qiskit import qasm3
-
-        from lm_eval_quantum.frameworks.qasm_adapter import CUSTOM_GATES
-
-        return qasm3.loads(_code(doc).replace('include "customgates.inc";', CUSTOM_GATES))
-    namespace: dict = {}
-    exec(_code(doc), namespace)  # noqa: S102 - trusted canonical code
-    build, args = namespace["build_circuit"], json.loads(doc["check"])["args"]
-    if fw == "pennylane":
-        return lambda: build(*args)
-    circuit = build(*args)
-    return circuit.remove_final_measurements(inplace=False) if fw == "qiskit" else circuit
-
-
-def _native_state(doc) -> np.ndarray:
-    """The canonical's final state in the framework's bitstring basis."""
-    fw, native = doc["framework"], _native(doc)
-    if fw in ("qasm", "qiskit"):
-        from qiskit.quantum_info import Statevector
-
-        return Statevector(native.remove_final_measurements(inplace=False)).data
-    if fw == "cirq":
-        import cirq
-
-        return cirq.final_state_vector(native, qubit_order=cirq.LineQubit.range(doc["num_qubits"]),
-                                       ignore_terminal_measurements=True, dtype=np.complex128)
-    import pennylane as qml
-
-    @qml.qnode(qml.device("default.qubit", wires=doc["num_qubits"]))
-    def run():
-        native()
-        return qml.state()
-
-    return np.asarray(run())
-
-
-def _native_unitary(doc) -> np.ndarray:
-    fw, native = doc["framework"], _native(doc)
-    if fw in ("qasm", "qiskit"):
-        from qiskit.quantum_info import Operator
-
-        return Operator(native).data
-    if fw == "cirq":
-        import cirq
-
-        return native.unitary(qubit_order=cirq.LineQubit.range(doc["num_qubits"]))
-    import pennylane as qml
-
-    return qml.matrix(native, wire_order=range(doc["num_qubits"]))()
 
 
 def _by_qubit(vec: np.ndarray, fw: str) -> np.ndarray:
@@ -275,10 +213,10 @@ def _check_target(problem, doc):
         perm = np.zeros((2**n, 2**n))
         perm[(np.arange(2**n) + a) % 2**n, np.arange(2**n)] = 1   # bitstring value x -> x + a
         assert np.allclose(target, perm)
-        u = _native_unitary(doc)
+        u = native_unitary(doc)
         assert abs(np.trace(perm.T @ u) / 2**n) ** 2 > FIDELITY
         return
-    psi = _native_state(doc)
+    psi = native_state(doc)
     if slug == "chsh":
         probs = {format(i, "02b"): float(abs(v) ** 2) for i, v in enumerate(psi)}
         alpha = params["alice"][params["x"]]
@@ -324,7 +262,7 @@ def _check_locality(doc):
 
     from qiskit import QuantumCircuit
 
-    assert violation(artifact(_native(doc)), protocol) is None
+    assert violation(artifact(native_circuit(doc)), protocol) is None
     cheat = QuantumCircuit(4)
     cheat.h(0)
     cheat.cx(0, 3)

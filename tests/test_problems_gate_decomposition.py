@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 import pytest
-from support import pick, problem_docs, unregistered_problems
+from support import canonical_code, native_unitary, pick, problem_docs, unregistered_problems
 
 from lm_eval_quantum.problems import pi_text
 from lm_eval_quantum.problems import (
@@ -46,36 +46,6 @@ MODULES = (toffoli_decomposition, ccz_decomposition, controlled_rotation, swap_f
            two_qubit_decomposition, controlled_u, multi_controlled_x, pauli_rotation)
 PROBLEMS = {m.PROBLEM.slug: m.PROBLEM for m in MODULES}
 GATE_SET_FAILURE = ("not in the allowed gate set", "the task allows at most")
-
-
-def _code(text: str) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", text, re.DOTALL).group(1)
-
-
-def _native_unitary(doc, text: str) -> np.ndarray:
-    """The answer's unitary in the framework's bitstring basis, by the framework itself
-    (data qubits only: every answer here leaves the ancillas alone or clean)."""
-    fw, n = doc["framework"], doc["num_qubits"]
-    args = json.loads(doc["check"])["args"]
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Operator
-
-        return Operator(qasm3.loads(_code(text))).data
-    namespace: dict = {}
-    exec(_code(text), namespace)  # noqa: S102 - trusted test code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Operator
-
-        return Operator(build(*args)).data
-    if fw == "cirq":
-        import cirq
-
-        return build(*args).unitary(qubit_order=cirq.LineQubit.range(n))
-    import pennylane as qml
-
-    return qml.matrix(build, wire_order=range(n))(*args)
 
 
 def _same_up_to_phase(u, v) -> bool:
@@ -371,7 +341,7 @@ def test_gate_decomposition_problems_end_to_end():
             text = _reference(doc)
             params = json.loads(doc["params"])
             target = PROBLEMS[doc["problem"]].target_for(params, doc["framework"])
-            u = _native_unitary(doc, text)
+            u = native_unitary(doc, canonical_code(text))
             if params.get("ancillas"):   # the reference leaves the ancillas (the top qubits) alone
                 u = u[: len(target), : len(target)] if doc["framework"] in ("qasm", "qiskit") else \
                     u[:: 2 ** params["ancillas"], :: 2 ** params["ancillas"]]
@@ -384,7 +354,7 @@ def test_gate_decomposition_problems_end_to_end():
             for fw, (old, new) in edits.items():
                 doc = pick(docs, slug, fw, WRONG_DOC.get(slug, -1))
                 text = _edit(doc, old, new)
-                u = _native_unitary(doc, text) if not json.loads(doc["params"]).get("ancillas") else None
+                u = native_unitary(doc, canonical_code(text)) if not json.loads(doc["params"]).get("ancillas") else None
                 if u is not None:   # natively wrong
                     target = PROBLEMS[slug].target_for(json.loads(doc["params"]), fw)
                     assert not _same_up_to_phase(u, target), (slug, fw)
@@ -394,7 +364,7 @@ def test_gate_decomposition_problems_end_to_end():
         case_items = [(doc, _edit(doc, old, new)) for _, doc, old, new, _ in cases]
         for (label, doc, *_), (_, text) in zip(cases, case_items):   # every case keeps the unitary
             target = PROBLEMS[doc["problem"]].target_for(json.loads(doc["params"]), doc["framework"])
-            assert _same_up_to_phase(_native_unitary(doc, text), target), label
+            assert _same_up_to_phase(native_unitary(doc, canonical_code(text)), target), label
 
         items = [(d, d["canonical"], 0) for d in docs]
         items += [(d, t, 0) for d, t in references + wrong + case_items]

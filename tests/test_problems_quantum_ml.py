@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from support import pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, unregistered_problems
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.problems import (
@@ -67,42 +67,6 @@ def _wrong_answer(doc) -> str:
     if fw == "qasm":                 # quantum_kernel: U(x2)^dagger with the angles not negated
         return _edit(doc, "rz(-2", "rz(2", count=-1)
     return _edit(doc, "inverse(feature_map_steps(x2, reps))", "feature_map_steps(x2, reps)")
-
-
-# --- native simulation (no lm_eval_quantum code involved) ----------------------------------------
-def _code(doc) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-
-
-def _native_states(doc, batch) -> list[np.ndarray]:
-    """The canonical's final state for each argument list, in the framework's bitstring
-    basis, by the framework's own simulator."""
-    fw, n = doc["framework"], doc["num_qubits"]
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Statevector
-
-        return [Statevector(qasm3.loads(_code(doc))).data]
-    namespace: dict = {}
-    exec(_code(doc), namespace)  # noqa: S102 - trusted canonical code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Statevector
-
-        return [Statevector(build(*args)).data for args in batch]
-    if fw == "cirq":
-        import cirq
-
-        return [cirq.final_state_vector(build(*args), qubit_order=cirq.LineQubit.range(n),
-                                        dtype=np.complex128) for args in batch]
-    import pennylane as qml
-
-    @qml.qnode(qml.device("default.qubit", wires=n))
-    def circuit(args):
-        build(*args)
-        return qml.state()
-
-    return [np.asarray(circuit(args)) for args in batch]
 
 
 def _z_of_qubit0(doc, psi) -> float:
@@ -232,7 +196,9 @@ def _check_native(doc):
     slug, fw = doc["problem"], doc["framework"]
     params, spec = json.loads(doc["params"]), json.loads(doc["check"])
     problem = PROBLEMS[slug]
-    states = _native_states(doc, spec.get("batch") or [spec["args"]])
+    # one state per argument list (OpenQASM: no arguments, one state)
+    states = ([native_state(doc)] if fw == "qasm" else
+              [native_state(doc, args=args) for args in spec.get("batch") or [spec["args"]]])
     if spec["kind"] == "classifier":
         zs = np.array([_z_of_qubit0(doc, psi) for psi in states])
         if "labels" in spec:

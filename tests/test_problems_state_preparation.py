@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from support import pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, unregistered_problems
 
 from lm_eval_quantum.problems import (
     bell_state,
@@ -35,41 +35,6 @@ MODULES = (bell_state, dicke_state, cat_state_phase, complex_amplitudes, uniform
            uniform_range, graph_state, product_state, schmidt_state, spin_wave)
 PROBLEMS = {m.PROBLEM.slug: m.PROBLEM for m in MODULES}
 NAMED_QUBITS = ("bell_state", "graph_state", "product_state", "schmidt_state", "spin_wave")
-
-
-def _code(doc) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-
-
-def _native_state(doc) -> np.ndarray:
-    """The canonical's state in the framework's bitstring basis, by its own simulator."""
-    fw, n = doc["framework"], doc["num_qubits"]
-    args = json.loads(doc["check"])["args"]
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Statevector
-
-        return Statevector(qasm3.loads(_code(doc))).data
-    namespace: dict = {}
-    exec(_code(doc), namespace)  # noqa: S102 - trusted canonical code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Statevector
-
-        return Statevector(build(*args)).data
-    if fw == "cirq":
-        import cirq
-
-        return cirq.final_state_vector(build(*args), qubit_order=cirq.LineQubit.range(n),
-                                       dtype=np.complex128)
-    import pennylane as qml
-
-    @qml.qnode(qml.device("default.qubit", wires=n))
-    def circuit():
-        build(*args)
-        return qml.state()
-
-    return np.asarray(circuit())
 
 
 # --- closed forms, in the bitstring basis of Qiskit (qubit k = bit k of the index) ---------------
@@ -185,7 +150,7 @@ def _check_doc(doc):
             n = params["n"]
             expected = expected[[int(format(x, f"0{n}b")[::-1], 2) for x in range(2**n)]]
     assert np.allclose(target, expected, atol=1e-12), (slug, fw, params)
-    psi = _native_state(doc)
+    psi = native_state(doc)
     assert abs(np.vdot(target, psi)) ** 2 == pytest.approx(1, abs=1e-9), (slug, fw, params)
     # the prompt: an argument rule for the Python tasks only; no library state preparation
     assert ("`build_circuit` receives" in doc["prompt"]) == (fw != "qasm")

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from support import unregistered_problems
+from support import native_state, unregistered_problems
 
 from lm_eval_quantum import mutation
 from lm_eval_quantum.problems import (
@@ -86,40 +86,6 @@ def _wrong_answer(doc) -> str:
     return _wrong_circuit(problem, doc)
 
 
-# --- native simulation of a canonical answer (no lm_eval_quantum code involved) -------------------
-def _native_state(doc) -> np.ndarray:
-    """The answer's final state in the bitstring basis, by the framework's own simulator."""
-    fw, n = doc["framework"], doc["num_qubits"]
-    args = json.loads(doc["check"])["args"]
-    code = re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Statevector
-
-        qc = qasm3.loads(code)
-        return Statevector(qc.remove_final_measurements(inplace=False)).data
-    namespace: dict = {}
-    exec(code, namespace)  # noqa: S102 - trusted canonical code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Statevector
-
-        return Statevector(build(*args).remove_final_measurements(inplace=False)).data
-    if fw == "cirq":
-        import cirq
-
-        return cirq.final_state_vector(build(*args), qubit_order=cirq.LineQubit.range(n),
-                                       ignore_terminal_measurements=True, dtype=np.complex128)
-    import pennylane as qml
-
-    @qml.qnode(qml.device("default.qubit", wires=n))
-    def circuit():
-        build(*args)
-        return qml.state()
-
-    return np.asarray(circuit())
-
-
 # --- targets parsed back from the prompt ------------------------------------------------------------
 def _parse_target(doc) -> np.ndarray | dict:
     prompt, n = doc["prompt"], doc["num_qubits"]
@@ -182,7 +148,7 @@ def test_synthesis_problems_end_to_end():
             params = json.loads(doc["params"])
             target = problem.target(params)
             assert _target_equal(target, _parse_target(doc)), (doc["problem"], doc["doc_id"])
-            psi = _native_state(doc)
+            psi = native_state(doc)
             if isinstance(target, dict):
                 probs = np.abs(psi) ** 2
                 got = {format(z, f"0{doc['num_qubits']}b"): float(probs[z])

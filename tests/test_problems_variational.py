@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from support import unregistered_problems
+from support import canonical_code, native_unitary, unregistered_problems
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.conventions import unitary_to_internal
@@ -34,38 +34,6 @@ def _docs():
                 for fw in problem.frameworks:
                     docs.append(make_doc(problem, fw, params, i, split))
     return docs
-
-
-def _code(doc) -> str:
-    return re.search(r"```(?:qasm|python)\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
-
-
-def _native_unitary(doc) -> np.ndarray:
-    """The canonical's unitary in the framework's bitstring basis, by its own simulator."""
-    fw, n = doc["framework"], doc["num_qubits"]
-    args = json.loads(doc["check"])["args"]
-    if fw == "qasm":
-        from qiskit import qasm3
-        from qiskit.quantum_info import Operator
-
-        from lm_eval_quantum.frameworks.qasm_adapter import CUSTOM_GATES
-
-        text = _code(doc).replace('include "customgates.inc";', CUSTOM_GATES)
-        return Operator(qasm3.loads(text)).data
-    namespace: dict = {}
-    exec(_code(doc), namespace)  # noqa: S102 - trusted canonical code
-    build = namespace["build_circuit"]
-    if fw == "qiskit":
-        from qiskit.quantum_info import Operator
-
-        return Operator(build(*args)).data
-    if fw == "cirq":
-        import cirq
-
-        return build(*args).unitary(qubit_order=cirq.LineQubit.range(n))
-    import pennylane as qml
-
-    return qml.matrix(build, wire_order=range(n))(*args)
 
 
 # --- wrong answers ----------------------------------------------------------------------------
@@ -166,7 +134,7 @@ def _check_vqe_instance(doc):
     product = vqe.best_product_energy(n, h, np.random.default_rng(1))
     assert product - energies[0] >= 3 * th.VARIATIONAL_TOLERANCE * abs(energies[0])
     # the canonical is a variational loop, not a diagonalization
-    code = _code(doc)
+    code = canonical_code(doc["canonical"])
     assert "minimize(" in code and "eig" not in code and "initialize" not in code
 
 
@@ -179,7 +147,7 @@ def _check_autoencoder(doc):
         assert f"c_{j} = {w}" in doc["prompt"]
     assert f"latent register is qubits {latent}" in doc["prompt"]
     # natively: a random superposition of codewords is compressed, phases kept, trash reset
-    u = unitary_to_internal(_native_unitary(doc), doc["framework"])   # bit q of index = qubit q
+    u = unitary_to_internal(native_unitary(doc), doc["framework"])   # bit q of index = qubit q
     amplitudes = np.random.default_rng(n).normal(size=2**k) * np.exp(1j * np.arange(2**k))
     psi = np.zeros(2**n, dtype=complex)
     want = np.zeros(2**n, dtype=complex)
@@ -193,7 +161,7 @@ def _check_autoencoder(doc):
 def _check_swap_test(doc):
     """Ancilla P(0) = (1 + |<a|b>|^2) / 2 for random |a>, |b>, by the framework's simulator."""
     m = json.loads(doc["params"])["m"]
-    u = unitary_to_internal(_native_unitary(doc), doc["framework"])   # bit q of index = qubit q
+    u = unitary_to_internal(native_unitary(doc), doc["framework"])   # bit q of index = qubit q
     rng = np.random.default_rng(m)
     for _ in range(3):
         a, b = (rng.normal(size=2**m) + 1j * rng.normal(size=2**m) for _ in range(2))
