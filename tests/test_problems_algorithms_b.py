@@ -193,7 +193,7 @@ def _check_hadamard_test(doc, psi):
     theta = p["theta"]
     u = {"z": Z, "x": X, "s": np.diag([1, 1j]), "t": np.diag([1, np.exp(1j * np.pi / 4)]),
          "rz": np.diag([np.exp(-0.5j * theta), np.exp(0.5j * theta)]),
-         "cz": np.diag([1, 1, 1, -1])}[p["u"]]
+         "cz": np.diag([1, 1, 1, -1]), "ccz": np.diag([1] * 7 + [-1])}[p["u"]]
     value = np.vdot(system, u @ system)
     want = (1 + (value.real if p["part"] == "real" else value.imag)) / 2
     assert abs(np.sum(abs(psi[0::2]) ** 2) - want) < 1e-9

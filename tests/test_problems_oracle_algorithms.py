@@ -266,7 +266,8 @@ def test_hidden_answers_never_reach_the_sandbox_or_the_messages(scored):
         session = Session(doc)
         spec = session.spec
         job = session.job({"python": "x", "qasm": "y"}, limits)
-        assert set(job) == {"framework", "sources", "entry", "args", "num_qubits", "oracle", "post", "limits"}
+        assert set(job) == {"framework", "sources", "entry", "args", "num_qubits", "oracle", "post",
+                            "batch", "whole_gates", "limits"}
         assert job["oracle"] == {"name": "Oracle", "num_qubits": spec["num_qubits"]}
         assert job["post"] == {"entry": "run_and_analyze", "tests": th.ALGORITHM_TESTS}
         text = json.dumps(job)

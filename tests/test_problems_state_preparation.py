@@ -112,7 +112,7 @@ def _check_instances(slug: str, test: list[dict], few: list[dict]):
     sizes = {p["n"] for p in both}
     low, high = {"bell_state": (2, 4), "dicke_state": (3, 6), "cat_state_phase": (2, 6),
                  "complex_amplitudes": (1, 4), "uniform_subset": (2, 5), "uniform_range": (2, 5),
-                 "graph_state": (3, 6), "product_state": (1, 5), "schmidt_state": (2, 4),
+                 "graph_state": (3, 6), "product_state": (1, 5), "schmidt_state": (2, 6),
                  "spin_wave": (2, 6)}[slug]
     assert min(sizes) == low and max(sizes) == high, (slug, sizes)
     for p in both:

@@ -127,6 +127,9 @@ class Problem:
     # True when instances("full", count) draws a large generated split (random
     # circuits, data encoding); `scripts/build_data.py --full` builds it.
     has_full_split = False
+    # True when the circuit's width is part of the problem (a 2x2 HHL system, a CHSH
+    # round, a one-qubit ZYZ decomposition): instances vary its parameters, not its size.
+    fixed_width = False
 
     def instances(self, split: str) -> list[dict]:
         sizes = self.test_sizes if split == "test" else self.fewshot_sizes

@@ -1,6 +1,6 @@
 """CCZ decomposition (unitary check with a gate set).
 
-Target: on an n-qubit register (n = 3, 4), the controlled-controlled-Z on three stated
+Target: on an n-qubit register (n = 3, 4, 5), the controlled-controlled-Z on three stated
 qubits a, b, c: the phase (-1)^(x_a x_b x_c) on every basis state (symmetric in the
 three qubits).  Gate set: one-qubit gates and CX for some instances, Clifford+T
 ({H, S, S-dagger, T, T-dagger, X, CX}) for the others.
@@ -26,7 +26,8 @@ class CCZDecomposition(GateDecomposition):
     TEST = ({"n": 3, "qubits": [0, 1, 2], "gate_set": "1q+cx"},
             {"n": 3, "qubits": [2, 0, 1], "gate_set": "clifford+t"},
             {"n": 4, "qubits": [0, 2, 3], "gate_set": "clifford+t"},
-            {"n": 4, "qubits": [3, 1, 0], "gate_set": "1q+cx"})
+            {"n": 4, "qubits": [3, 1, 0], "gate_set": "1q+cx"},
+            {"n": 5, "qubits": [4, 0, 2], "gate_set": "clifford+t"})
     FEWSHOT = ({"n": 4, "qubits": [1, 2, 3], "gate_set": "clifford+t"},)
 
     def gate_set_for(self, params):

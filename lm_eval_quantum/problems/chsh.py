@@ -62,6 +62,7 @@ def chsh_distribution(alpha: float, beta: float, framework: str) -> dict[str, fl
 
 class CHSH(StatedCall, MeasuredDistribution):
     slug = "chsh"
+    fixed_width = True   # a CHSH round is two qubits
     title = "CHSH game round"
     suite = "quantum-algorithms"
     check = "distribution"

@@ -1,6 +1,6 @@
 """Controlled-Hadamard from one CNOT and one-qubit gates (unitary check with a gate set).
 
-Target: on an n-qubit register (n = 2, 3), |0><0|_c (x) I + |1><1|_c (x) H_t for a
+Target: on an n-qubit register (n = 2, 3, 4), |0><0|_c (x) I + |1><1|_c (x) H_t for a
 stated control c and target t, H = [[1, 1], [1, -1]] / sqrt(2).  Gate set: one-qubit
 gates and CX, at most one two-qubit gate.
 
@@ -22,7 +22,8 @@ class ControlledH(GateDecomposition):
     limits = {"max_two_qubit": 1}
     arguments = (("n", "int"), ("control", "int"), ("target", "int"))
     TEST = ({"n": 2, "control": 0, "target": 1}, {"n": 2, "control": 1, "target": 0},
-            {"n": 3, "control": 2, "target": 0}, {"n": 3, "control": 0, "target": 1})
+            {"n": 3, "control": 2, "target": 0}, {"n": 3, "control": 0, "target": 1},
+            {"n": 4, "control": 3, "target": 1})
     FEWSHOT = ({"n": 3, "control": 1, "target": 2},)
 
     def statement(self, params):

@@ -1,7 +1,7 @@
 """Controlled rotation CRX / CRY / CRZ(theta) from CNOTs and one-qubit gates (unitary
 check with a gate set).
 
-Target: on an n-qubit register (n = 2, 3), |0><0|_c (x) I + |1><1|_c (x) R_P(theta)_t
+Target: on an n-qubit register (n = 2, 3, 4), |0><0|_c (x) I + |1><1|_c (x) R_P(theta)_t
 for a stated control c, target t, axis P in {X, Y, Z} and angle theta (a rational
 multiple of pi), R_P(theta) = exp(-i theta P / 2).  Not a controlled phase: the
 controlled RZ(theta) differs from CP(theta) by the relative phase e^{-i theta/2} on
@@ -30,7 +30,8 @@ class ControlledRotation(GateDecomposition):
             {"n": 2, "axis": "y", "theta": [7, 8], "control": 0, "target": 1},
             {"n": 3, "axis": "y", "theta": [-2, 5], "control": 2, "target": 0},
             {"n": 3, "axis": "x", "theta": [1, 6], "control": 1, "target": 2},
-            {"n": 3, "axis": "z", "theta": [5, 4], "control": 0, "target": 2})
+            {"n": 3, "axis": "z", "theta": [5, 4], "control": 0, "target": 2},
+            {"n": 4, "axis": "y", "theta": [3, 5], "control": 3, "target": 1})
     FEWSHOT = ({"n": 2, "axis": "y", "theta": [1, 2], "control": 1, "target": 0},
                {"n": 3, "axis": "z", "theta": [-2, 3], "control": 2, "target": 1})
 

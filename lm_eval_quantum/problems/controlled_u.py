@@ -1,7 +1,7 @@
 """Controlled-U of a one-qubit unitary via the ABC decomposition (unitary check with a
 gate set).
 
-Target: on an n-qubit register (n = 2, 3), |0><0|_c (x) I + |1><1|_c (x) U_t with
+Target: on an n-qubit register (n = 2, 3, 4), |0><0|_c (x) I + |1><1|_c (x) U_t with
 U = e^{i alpha} RZ(beta) RY(gamma) RZ(delta), all four angles stated (rational
 multiples of pi).  The factor e^{i alpha} is part of U, so it is a relative phase of
 the controlled gate (the check sees it).  Gate set: one-qubit gates and CX.
@@ -36,7 +36,8 @@ class ControlledU(GateDecomposition):
             instance(2, 1, 0, [-1, 3], [3, 4], [1, 2], [1, 8]),
             instance(3, 2, 0, [2, 3], [-1, 5], [3, 4], [5, 6]),
             instance(3, 0, 2, [1, 6], [1, 2], [-2, 3], [1, 4]),
-            instance(3, 1, 2, [5, 4], [-3, 8], [1, 3], [-1, 2]))
+            instance(3, 1, 2, [5, 4], [-3, 8], [1, 3], [-1, 2]),
+            instance(4, 3, 1, [-3, 4], [2, 3], [5, 6], [-1, 3]))
     FEWSHOT = (instance(2, 0, 1, [1, 2], [1, 4], [1, 3], [1, 2]),)
 
     def entry_args(self, params):

@@ -58,6 +58,7 @@ def bell_vector(name: str) -> np.ndarray:
 
 class EntanglementSwapping(StatedCall):
     slug = "entanglement_swapping"
+    fixed_width = True   # two Bell pairs
     title = "Entanglement swapping"
     suite = "quantum-algorithms"
     check = "state"

@@ -1,7 +1,7 @@
 """Fredkin (controlled-SWAP) decomposition into one-qubit gates and CNOTs (unitary check
 with a gate set).
 
-Target: on an n-qubit register (n = 3, 4), CSWAP with control c exchanging qubits a
+Target: on an n-qubit register (n = 3, 4, 5), CSWAP with control c exchanging qubits a
 and b exactly when qubit c is 1.  Gate set: one-qubit gates and CX.
 
 Canonical: SWAP(a, b) = CX(b -> a) CX(a -> b) CX(b -> a), and only the middle CNOT
@@ -22,7 +22,7 @@ class FredkinDecomposition(GateDecomposition):
     arguments = (("n", "int"), ("control", "int"), ("pair", "list[int]"))
     TEST = ({"n": 3, "control": 0, "pair": [1, 2]}, {"n": 3, "control": 2, "pair": [0, 1]},
             {"n": 4, "control": 1, "pair": [3, 0]}, {"n": 4, "control": 3, "pair": [2, 1]},
-            {"n": 3, "control": 1, "pair": [2, 0]})
+            {"n": 3, "control": 1, "pair": [2, 0]}, {"n": 5, "control": 4, "pair": [0, 3]})
     FEWSHOT = ({"n": 4, "control": 0, "pair": [1, 3]},)
 
     def statement(self, params):

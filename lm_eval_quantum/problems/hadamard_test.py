@@ -1,8 +1,8 @@
 """The Hadamard test of a small unitary U on a prepared input (state check).
 
-Qubit 0 is the ancilla, qubits 1..k (k = 1, or 2 for U = CZ) the system.  The
-system starts in |psi>, made from |0...0> by stated single-qubit gates (H, X,
-S, T, RY(angle)); then H on the ancilla, S^dag on the ancilla for the
+Qubit 0 is the ancilla, qubits 1..k (k = 1; 2 for U = CZ, 3 for U = CCZ) the
+system.  The system starts in |psi>, made from |0...0> by stated single-qubit gates
+(H, X, S, T, RY(angle)); then H on the ancilla, S^dag on the ancilla for the
 imaginary-part version, U on the system controlled by the ancilla (exactly
 |0><0| x I + |1><1| x U, so U's global phase matters), and H on the ancilla.
 The exact final state of the whole register is
@@ -12,7 +12,9 @@ The exact final state of the whole register is
 c = 1 (real part: P(ancilla 0) = (1 + Re<psi|U|psi>) / 2) or c = -i
 (imaginary part: P(ancilla 0) = (1 + Im<psi|U|psi>) / 2); the target is this
 formula evaluated in numpy, the check is state fidelity up to a global phase.
-U is one of Z, X, S, T, RZ(theta), CZ (matrices stated in the prompt).
+U is one of Z, X, S, T, RZ(theta), CZ, CCZ (matrices stated in the prompt); the
+OpenQASM canonical writes controlled-CCZ as customgates.inc's c3z, which the prompt of
+that instance mentions.
 
 This module also holds the numpy helpers and the stated-call prompt rule shared
 by the other "quantum-algorithms" problems of its group (hhl, qaoa_fixed_angles,
@@ -27,6 +29,7 @@ import numpy as np
 
 from ..judge.conventions import state_to_internal
 from . import QASM_HEADER, Problem
+from .autoencoder import CUSTOM_GATES
 
 # --- shared numpy helpers (states indexed by qubit: bit k of the index = qubit k) -----------
 H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
@@ -101,6 +104,8 @@ UNITARIES = {   # name -> (text, number of system qubits)
     "rz": ("U = RZ({theta}) = [[exp(-i*{theta}/2), 0], [0, exp(i*{theta}/2)]]", 1),
     "cz": ("U = CZ on qubits 1 and 2 = diag(1, 1, 1, -1) (a -1 phase exactly when both "
            "qubits are 1)", 2),
+    "ccz": ("U = CCZ on qubits 1, 2 and 3 = diag(1, 1, 1, 1, 1, 1, 1, -1) (a -1 phase exactly "
+            "when all three qubits are 1)", 3),
 }
 INSTANCES = {
     "test": [
@@ -111,6 +116,7 @@ INSTANCES = {
         ("x", 0.0, [["ry", 1, 0.8], ["s", 1]], "imag"),
         ("cz", 0.0, [["h", 1], ["ry", 2, 0.6]], "real"),
         ("cz", 0.0, [["h", 1], ["t", 1], ["h", 2]], "imag"),
+        ("ccz", 0.0, [["h", 1], ["h", 2], ["t", 2], ["ry", 3, 2.2]], "real"),
     ],
     "fewshot": [
         ("rz", 1.5, [["x", 1]], "real"),
@@ -120,8 +126,10 @@ INSTANCES = {
 
 
 def unitary_matrix(u: str, theta: float) -> np.ndarray:
-    """U on the system qubits (qubit 1 most significant for CZ; CZ is symmetric)."""
-    return {"z": Z, "x": X, "s": S, "t": T, "rz": rz(theta), "cz": np.diag([1, 1, 1, -1])}[u]
+    """U on the system qubits (qubit 1 most significant for CZ and CCZ; both are
+    symmetric)."""
+    return {"z": Z, "x": X, "s": S, "t": T, "rz": rz(theta), "cz": np.diag([1, 1, 1, -1]),
+            "ccz": np.diag([1] * 7 + [-1])}[u]
 
 
 def hadamard_test_state(params: dict) -> np.ndarray:
@@ -160,11 +168,15 @@ class HadamardTest(StatedCall):
     def entry_args(self, params):
         return [params["u"], params["theta"], params["prep"], params["part"]]
 
+    def format_rule(self, framework, params):
+        rule = super().format_rule(framework, params)
+        return rule + " " + CUSTOM_GATES if framework == "qasm" and params["u"] == "ccz" else rule
+
     def statement(self, params):
         n, u, part = params["n"], params["u"], params["part"]
         text, k = UNITARIES[u]
         text = text.format(theta=params["theta"])
-        system = "qubit 1" if k == 1 else "qubits 1 and 2"
+        system = {1: "qubit 1", 2: "qubits 1 and 2", 3: "qubits 1, 2 and 3"}[k]
         imag = part == "imag"
         step2 = ("S^dag = [[1, 0], [0, -i]] on qubit 0, then " if imag else "")
         c, what = ("-i", "Im") if imag else ("1", "Re")
@@ -190,7 +202,7 @@ class HadamardTest(StatedCall):
         if framework != "qasm":
             return {"python": CODE[framework]}
         n, u, theta = params["n"], params["u"], params["theta"]
-        lines = QASM_HEADER + [f"qubit[{n}] q;"]
+        lines = QASM_HEADER + ['include "customgates.inc";'] * (u == "ccz") + [f"qubit[{n}] q;"]
         for step in params["prep"]:
             lines.append(f"ry({step[2]!r}) q[{step[1]}];" if step[0] == "ry"
                          else f"{step[0]} q[{step[1]}];")
@@ -200,20 +212,22 @@ class HadamardTest(StatedCall):
         lines += {"z": ["cz q[0], q[1];"], "x": ["cx q[0], q[1];"],
                   "s": ["cp(pi/2) q[0], q[1];"], "t": ["cp(pi/4) q[0], q[1];"],
                   "rz": [f"crz({theta!r}) q[0], q[1];"],
-                  "cz": ["h q[2];", "ccx q[0], q[1], q[2];", "h q[2];"]}[u]
+                  "cz": ["h q[2];", "ccx q[0], q[1], q[2];", "h q[2];"],
+                  "ccz": ["c3z q[0], q[1], q[2], q[3];"]}[u]
         lines.append("h q[0];")
         return {"qasm": "\n".join(lines)}
 
 
 # The controlled unitaries are exact: controlled-S and -T are controlled phases
-# (S = P(pi/2), T = P(pi/4)); controlled-RZ keeps RZ's phases; controlled-CZ is CCZ.
+# (S = P(pi/2), T = P(pi/4)); controlled-RZ keeps RZ's phases; controlled-CZ is CCZ and
+# controlled-CCZ the triply controlled Z (a controlled phase pi on three controls).
 CODE = {
     "qiskit": '''\
 from math import pi
 from qiskit import QuantumCircuit
 
 def build_circuit(u: str, theta: float, prep: list, part: str) -> QuantumCircuit:
-    qc = QuantumCircuit(3 if u == "cz" else 2)
+    qc = QuantumCircuit(1 + {"cz": 2, "ccz": 3}.get(u, 1))
     for step in prep:   # the input |psi> on the system qubits
         if step[0] == "ry":
             qc.ry(step[2], step[1])
@@ -234,13 +248,15 @@ def build_circuit(u: str, theta: float, prep: list, part: str) -> QuantumCircuit
         qc.crz(theta, 0, 1)
     elif u == "cz":
         qc.ccz(0, 1, 2)
+    elif u == "ccz":
+        qc.mcp(pi, [0, 1, 2], 3)
     qc.h(0)
     return qc''',
     "cirq": '''\
 import cirq
 
 def build_circuit(u: str, theta: float, prep: list, part: str) -> cirq.Circuit:
-    q = cirq.LineQubit.range(3 if u == "cz" else 2)
+    q = cirq.LineQubit.range(1 + {"cz": 2, "ccz": 3}.get(u, 1))
     gates = {"h": cirq.H, "x": cirq.X, "s": cirq.S, "t": cirq.T}
     circuit = cirq.Circuit()
     for step in prep:   # the input |psi> on the system qubits
@@ -251,6 +267,8 @@ def build_circuit(u: str, theta: float, prep: list, part: str) -> cirq.Circuit:
         circuit.append(cirq.S(q[0]) ** -1)
     if u == "cz":
         circuit.append(cirq.CCZ(q[0], q[1], q[2]))
+    elif u == "ccz":
+        circuit.append(cirq.CCZ.controlled().on(q[0], q[1], q[2], q[3]))
     else:
         unitary = {"z": cirq.Z, "x": cirq.X, "s": cirq.S, "t": cirq.T, "rz": cirq.rz(theta)}[u]
         circuit.append(unitary.controlled().on(q[0], q[1]))
@@ -271,6 +289,8 @@ def build_circuit(u: str, theta: float, prep: list, part: str):
         qml.adjoint(qml.S(wires=0))
     if u == "cz":
         qml.ctrl(qml.CZ(wires=[1, 2]), control=0)
+    elif u == "ccz":
+        qml.ctrl(qml.CCZ(wires=[1, 2, 3]), control=0)
     else:
         unitary = {"z": qml.PauliZ, "x": qml.PauliX, "s": qml.S, "t": qml.T}
         if u == "rz":

@@ -96,6 +96,7 @@ def qasm_ccry(angle: float, c0: int, c1: int, target: int, values: tuple[int, in
 
 class HHL(StatedCall):
     slug = "hhl"
+    fixed_width = True   # a 2x2 system: ancilla, two clock qubits, one system qubit
     title = "HHL linear-system solver (2x2)"
     suite = "quantum-algorithms"
     check = "state"

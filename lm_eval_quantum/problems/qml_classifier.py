@@ -180,6 +180,7 @@ class Behaviour(Trainable):
     building the steps inside build_circuit, number of parameters)."""
 
     qubit_naming = "index"     # the readout is qubit 0 in every framework
+    fixed_width = True         # a model of one or two qubits: instances vary the data set
 
     check = "classifier"
     x_type = "float"

@@ -2,10 +2,11 @@
 
 Qubit 0 is the coin; qubits 1..m hold the position x in 0..2^m - 1, qubit 1 + j
 carrying the 2^j bit (a statement by qubit, independent of the printed bit
-order).  The walk starts in |coin> |x0> with coin |0>, |1> or (|0> + i|1>)/sqrt(2)
-(H then S on the coin).  One step: H on the coin, then the shift
-|1>|x> -> |1>|x + 1 mod 2^m>, |0>|x> -> |0>|x - 1 mod 2^m>.  The target is this
-walk iterated t times on a numpy array amp[coin, x], up to a global phase.
+order); m = 2, 3, 4 (cycles of 4, 8 and 16 positions, 3 to 5 qubits).  The walk
+starts in |coin> |x0> with coin |0>, |1> or (|0> + i|1>)/sqrt(2) (H then S on the
+coin).  One step: H on the coin, then the shift |1>|x> -> |1>|x + 1 mod 2^m>,
+|0>|x> -> |0>|x - 1 mod 2^m>.  The target is this walk iterated t times on a numpy
+array amp[coin, x], up to a global phase.
 
 Canonical: the shift as a coin-controlled incrementer (multi-controlled X on
 position bit j, controlled by the coin and the lower bits, for j from the most
@@ -22,7 +23,8 @@ from .hadamard_test import StatedCall, bitstring_basis
 
 # (m, t, x0, coin)
 INSTANCES = {
-    "test": ((2, 1, 0, "0"), (2, 3, 1, "1"), (3, 2, 0, "+i"), (3, 3, 5, "1"), (3, 4, 3, "+i")),
+    "test": ((2, 1, 0, "0"), (2, 3, 1, "1"), (3, 2, 0, "+i"), (3, 3, 5, "1"), (3, 4, 3, "+i"),
+             (4, 2, 7, "1")),
     "fewshot": ((2, 2, 2, "+i"), (3, 1, 4, "0")),
 }
 COIN_TEXT = {"0": "|0>", "1": "|1> (X on the coin)",

@@ -1,6 +1,6 @@
 """A two-register state with given Schmidt coefficients (state check).
 
-Target: sum_i sqrt(lambda_i) |i>_A |i>_B on 2m qubits (m = 1..2), register A being
+Target: sum_i sqrt(lambda_i) |i>_A |i>_B on 2m qubits (m = 1..3), register A being
 qubits 0..m-1 and B qubits m..2m-1, where |i>_A has qubit k = bit k of i and |i>_B
 has qubit m + k = bit k of i (bit 0 least significant); lambda_i are seeded exact
 rationals summing to 1 (at least two nonzero).  The statement names qubits, so the
@@ -28,7 +28,7 @@ class SchmidtState(StatePreparation):
     arguments = (("m", "int"), ("lambdas", "list[float]"))
     argument_text = ("`m` and `lambdas` (the coefficients lambda_0 .. lambda_{2^m - 1}, "
                      "as floats)")
-    TEST_SLOTS = (1, 1, 2, 2, 2)
+    TEST_SLOTS = (1, 1, 2, 2, 2, 3)
     FEWSHOT_SLOTS = (1, 2)
 
     def instances(self, split):

@@ -1,7 +1,7 @@
 """Toffoli (CCX) decomposition into one-qubit gates and CNOTs (unitary check with a gate
 set); also the shared base of the gate-decomposition suite.
 
-Target: on an n-qubit register (n = 3, 4), the Toffoli gate with control qubits a, b
+Target: on an n-qubit register (n = 3, 4, 5), the Toffoli gate with control qubits a, b
 and target qubit t: |x> -> |x> with bit t flipped exactly when x_a = x_b = 1, every
 other qubit untouched.  The statement names qubits, so the target matrix (built by
 `embed`) depends on the framework's bit order.  Gate set: any one-qubit gate and CX.
@@ -186,7 +186,8 @@ class ToffoliDecomposition(GateDecomposition):
     arguments = (("n", "int"), ("controls", "list[int]"), ("target", "int"))
     TEST = ({"n": 3, "controls": [0, 1], "target": 2}, {"n": 3, "controls": [1, 2], "target": 0},
             {"n": 4, "controls": [0, 3], "target": 1}, {"n": 4, "controls": [2, 1], "target": 3},
-            {"n": 4, "controls": [3, 2], "target": 0}, {"n": 3, "controls": [2, 0], "target": 1})
+            {"n": 4, "controls": [3, 2], "target": 0}, {"n": 3, "controls": [2, 0], "target": 1},
+            {"n": 5, "controls": [4, 1], "target": 3})
     FEWSHOT = ({"n": 4, "controls": [1, 3], "target": 2},)
 
     def statement(self, params):

@@ -65,6 +65,7 @@ def random_unitary(seed: int) -> np.ndarray:
 
 class TwoQubitDecomposition(GateDecomposition):
     slug = "two_qubit_decomposition"
+    fixed_width = True   # a two-qubit unitary
     title = "Two-qubit unitary from at most three CNOTs"
     limits = {"max_two_qubit": 3}
     arguments = (("u_real", "list[list[float]]"), ("u_imag", "list[list[float]]"))

@@ -74,6 +74,7 @@ def random_unitary(seed: int) -> np.ndarray:
 
 class ZYZDecomposition(GateDecomposition):
     slug = "zyz_decomposition"
+    fixed_width = True   # a one-qubit unitary
     title = "ZYZ Euler-angle decomposition of a one-qubit unitary"
     gates = ("rz", "ry")
     limits = {"max_gates": 3}
