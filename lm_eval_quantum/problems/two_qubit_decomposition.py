@@ -28,8 +28,8 @@ import textwrap
 import numpy as np
 
 from . import seeded_rng
-from .toffoli_decomposition import GateDecomposition, embed, rotation
-from .zyz_decomposition import matrix_text, printed_parts
+from .toffoli_decomposition import embed, rotation
+from .zyz_decomposition import PrintedUnitary
 
 LAYERS = 4
 CNOTS = ((0, 1), (1, 0), (0, 1))
@@ -63,19 +63,13 @@ def random_unitary(seed: int) -> np.ndarray:
     return u
 
 
-class TwoQubitDecomposition(GateDecomposition):
+class TwoQubitDecomposition(PrintedUnitary):
     slug = "two_qubit_decomposition"
-    fixed_width = True   # a two-qubit unitary
     title = "Two-qubit unitary from at most three CNOTs"
     limits = {"max_two_qubit": 3}
-    arguments = (("u_real", "list[list[float]]"), ("u_imag", "list[list[float]]"))
-    argument_note = ("The entry of U in row r, column c is `u_real[r][c] + 1j * u_imag[r][c]`, "
-                     "with the printed values.")
     TEST = tuple({"n": 2, "seed": s} for s in range(1, 5))
     FEWSHOT = ({"n": 2, "seed": 101},)
-
-    def entry_args(self, params):
-        return list(printed_parts(random_unitary(params["seed"])))
+    random_unitary = staticmethod(random_unitary)
 
     def statement(self, params):
         return textwrap.dedent("""
@@ -86,10 +80,7 @@ class TwoQubitDecomposition(GateDecomposition):
         |10>, |11> (rows and columns in this order), where x is the value of qubit 0 and y
         the value of qubit 1: qubit 0 is the first label, whatever the bit order of the
         framework's bitstrings. The circuit is checked as a unitary up to a global phase.
-        """).replace("MATRIX", matrix_text(random_unitary(params["seed"])))
-
-    def matrix(self, params):
-        return random_unitary(params["seed"])
+        """).replace("MATRIX", self.matrix_text(params))
 
     def acts_on(self, params):
         return [0, 1]

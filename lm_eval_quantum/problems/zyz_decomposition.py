@@ -72,20 +72,34 @@ def random_unitary(seed: int) -> np.ndarray:
     return u
 
 
-class ZYZDecomposition(GateDecomposition):
-    slug = "zyz_decomposition"
-    fixed_width = True   # a one-qubit unitary
-    title = "ZYZ Euler-angle decomposition of a one-qubit unitary"
-    gates = ("rz", "ry")
-    limits = {"max_gates": 3}
+class PrintedUnitary(GateDecomposition):
+    """A decomposition of the seeded unitary U printed in the prompt; build_circuit
+    receives its printed real and imaginary parts.  Subclasses define
+    `random_unitary(seed)` (as a staticmethod) and `acts_on`."""
+
     arguments = (("u_real", "list[list[float]]"), ("u_imag", "list[list[float]]"))
     argument_note = ("The entry of U in row r, column c is `u_real[r][c] + 1j * u_imag[r][c]`, "
                      "with the printed values.")
-    TEST = tuple({"n": 1, "seed": s} for s in range(1, 6))
-    FEWSHOT = ({"n": 1, "seed": 101},)
+    fixed_width = True   # the size of U is the problem
 
     def entry_args(self, params):
-        return list(printed_parts(random_unitary(params["seed"])))
+        return list(printed_parts(self.random_unitary(params["seed"])))
+
+    def matrix(self, params):
+        return self.random_unitary(params["seed"])
+
+    def matrix_text(self, params) -> str:
+        return matrix_text(self.random_unitary(params["seed"]))
+
+
+class ZYZDecomposition(PrintedUnitary):
+    slug = "zyz_decomposition"
+    title = "ZYZ Euler-angle decomposition of a one-qubit unitary"
+    gates = ("rz", "ry")
+    limits = {"max_gates": 3}
+    TEST = tuple({"n": 1, "seed": s} for s in range(1, 6))
+    FEWSHOT = ({"n": 1, "seed": 101},)
+    random_unitary = staticmethod(random_unitary)
 
     def statement(self, params):
         return textwrap.dedent("""
@@ -97,10 +111,7 @@ class ZYZDecomposition(GateDecomposition):
         RZ(t) = [[exp(-i*t/2), 0], [0, exp(i*t/2)]] and
         RY(t) = [[cos(t/2), -sin(t/2)], [sin(t/2), cos(t/2)]]. The circuit is checked as a
         unitary up to a global phase.
-        """).replace("MATRIX", matrix_text(random_unitary(params["seed"])))
-
-    def matrix(self, params):
-        return random_unitary(params["seed"])
+        """).replace("MATRIX", self.matrix_text(params))
 
     def acts_on(self, params):
         return [0]
