@@ -234,20 +234,16 @@ def zygote_host_pid(started: int) -> int:
     raise AssertionError(f"no zygote process under {started}")
 
 
-def unregistered_problems(*slugs):
-    """Context manager: problem modules not (yet) listed in PROBLEM_MODULES become
-    visible to `get_problem` (and so to the judge) while it is active."""
-    from contextlib import contextmanager
+def score_with_canonicals(docs, answers):
+    """One batch through the real pipeline (sandbox + judge): every doc's canonical
+    answer, then the (doc, text) `answers`.  Asserts that every canonical passes;
+    returns (the canonicals' verdicts, the answers' verdicts)."""
+    from lm_eval_quantum.scoring import score_samples
 
-    import lm_eval_quantum.problems as problems
-
-    @contextmanager
-    def _ctx():
-        old = problems.PROBLEM_MODULES
-        problems.PROBLEM_MODULES = old + tuple(s for s in slugs if s not in old)
-        try:
-            yield
-        finally:
-            problems.PROBLEM_MODULES = old
-
-    return _ctx()
+    items = [(d, d["canonical"], 0) for d in docs] + [(d, text, 0) for d, text in answers]
+    verdicts = score_samples(items, progress=False)
+    canon = verdicts[:len(docs)]
+    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
+           for d, v in zip(docs, canon) if not v["passed"]]
+    assert not bad, bad
+    return canon, verdicts[len(docs):]

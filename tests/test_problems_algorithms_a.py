@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 import pytest
-from support import native_state, pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, score_with_canonicals
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -32,8 +32,7 @@ SLUGS = ("dj_explicit", "bv_explicit", "grover_marked", "qpe_dyadic", "qpe_nondy
 def _problems():
     from lm_eval_quantum.problems import get_problem
 
-    with unregistered_problems(*SLUGS):
-        return {slug: get_problem(slug) for slug in SLUGS}
+    return {slug: get_problem(slug) for slug in SLUGS}
 
 
 def _fidelity(doc, target) -> float:
@@ -214,35 +213,26 @@ WRONG = {
 
 
 def test_algorithm_state_problems_end_to_end():
-    from lm_eval_quantum.scoring import score_samples
-
     problems = _problems()
-    with unregistered_problems(*SLUGS):
-        docs = problem_docs(problems.values())
-        for slug, problem in problems.items():
-            _check_instances(slug, problem)
-        for doc in docs:
-            _check_prompt(doc)
-            problem, params = problems[doc["problem"]], json.loads(doc["params"])
-            target = np.asarray(problem.target_for(params, doc["framework"]))
-            expected = _expected(doc["problem"], params)
-            assert np.allclose(_by_qubit(target, doc["framework"]), expected, atol=1e-10), (
-                doc["problem"], params)
-            assert _fidelity(doc, target) > 1 - 1e-9, (doc["problem"], doc["framework"], params)
-        wrong = []
-        for slug, (index, edits) in WRONG.items():
-            for fw, edit in edits.items():
-                doc = pick(docs, slug, fw, index)
-                text = edit(doc)
-                assert text != doc["canonical"]
-                wrong.append((slug, doc, text))
-        items = [(d, d["canonical"], 0) for d in docs] + [(d, text, 0) for _, d, text in wrong]
-        verdicts = score_samples(items, progress=False)
-
-    canon = verdicts[:len(docs)]
-    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
-           for d, v in zip(docs, canon) if not v["passed"]]
-    assert not bad, bad
-    for (slug, doc, _), v in zip(wrong, verdicts[len(docs):]):
+    docs = problem_docs(problems.values())
+    for slug, problem in problems.items():
+        _check_instances(slug, problem)
+    for doc in docs:
+        _check_prompt(doc)
+        problem, params = problems[doc["problem"]], json.loads(doc["params"])
+        target = np.asarray(problem.target_for(params, doc["framework"]))
+        expected = _expected(doc["problem"], params)
+        assert np.allclose(_by_qubit(target, doc["framework"]), expected, atol=1e-10), (
+            doc["problem"], params)
+        assert _fidelity(doc, target) > 1 - 1e-9, (doc["problem"], doc["framework"], params)
+    wrong = []
+    for slug, (index, edits) in WRONG.items():
+        for fw, edit in edits.items():
+            doc = pick(docs, slug, fw, index)
+            text = edit(doc)
+            assert text != doc["canonical"]
+            wrong.append((slug, doc, text))
+    _, answered = score_with_canonicals(docs, [(d, text) for _, d, text in wrong])
+    for (slug, doc, _), v in zip(wrong, answered):
         assert not v["passed"] and v["category"] == "wrong_answer", (
             slug, doc["framework"], v["category"], v["message"])

@@ -23,7 +23,7 @@ from functools import reduce
 
 import numpy as np
 import pytest
-from support import native_circuit, native_state, native_unitary, unregistered_problems
+from support import native_circuit, native_state, native_unitary, score_with_canonicals
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -285,41 +285,32 @@ def _check_instances(problem, docs):
 
 # --- the test ------------------------------------------------------------------------------------
 def test_algorithm_problems_b_end_to_end():
-    from lm_eval_quantum.scoring import score_samples
+    problems = _problems()
+    docs = _docs(problems)
+    for problem in problems.values():
+        _check_instances(problem, docs)
+    for doc in docs:
+        _check_target(problems[doc["problem"]], doc)
+    for doc in docs:
+        if doc["problem"] == "entanglement_swapping" and doc["framework"] == "qiskit":
+            _check_locality(doc)
 
-    with unregistered_problems(*SLUGS):
-        problems = _problems()
-        docs = _docs(problems)
-        for problem in problems.values():
-            _check_instances(problem, docs)
-        for doc in docs:
-            _check_target(problems[doc["problem"]], doc)
-        for doc in docs:
-            if doc["problem"] == "entanglement_swapping" and doc["framework"] == "qiskit":
-                _check_locality(doc)
-
-        wrong = []
-        for slug, per_fw in WRONG.items():
-            for fw, (index, old, new) in per_fw.items():
-                doc = _doc(docs, slug, fw, index)
-                assert old in doc["canonical"], (slug, fw, old)
-                wrong.append((slug, doc, doc["canonical"].replace(old, new)))
-        assert {(s, d["framework"]) for s, d, _ in wrong} == {
-            (s, fw) for s in SLUGS for fw in problems[s].frameworks}
-        # the target Bell pair made directly on qubits 0 and 3: right state, parties broken
-        swap = next(d for d in docs if d["problem"] == "entanglement_swapping"
-                    and d["framework"] == "qiskit" and '"target": "phi+"' in d["params"])
-        wrong.append(("entanglement_swapping", swap, DIRECT_BELL_PAIR))
-        items = [(d, d["canonical"], 0) for d in docs] + [(d, text, 0) for _, d, text in wrong]
-        verdicts = score_samples(items, progress=False)
-
-    canon = verdicts[:len(docs)]
-    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
-           for d, v in zip(docs, canon) if not v["passed"]]
-    assert not bad, bad
-    for (slug, doc, _), v in zip(wrong, verdicts[len(docs):]):
+    wrong = []
+    for slug, per_fw in WRONG.items():
+        for fw, (index, old, new) in per_fw.items():
+            doc = _doc(docs, slug, fw, index)
+            assert old in doc["canonical"], (slug, fw, old)
+            wrong.append((slug, doc, doc["canonical"].replace(old, new)))
+    assert {(s, d["framework"]) for s, d, _ in wrong} == {
+        (s, fw) for s in SLUGS for fw in problems[s].frameworks}
+    # the target Bell pair made directly on qubits 0 and 3: right state, parties broken
+    swap = next(d for d in docs if d["problem"] == "entanglement_swapping"
+                and d["framework"] == "qiskit" and '"target": "phi+"' in d["params"])
+    wrong.append(("entanglement_swapping", swap, DIRECT_BELL_PAIR))
+    _, answered = score_with_canonicals(docs, [(d, text) for _, d, text in wrong])
+    for (slug, doc, _), v in zip(wrong, answered):
         assert not v["passed"] and v["category"] == "wrong_answer", (
             slug, doc["framework"], doc["doc_id"], v["category"], v["message"])
-    direct = verdicts[-1]
+    direct = answered[-1]
     assert direct["fidelity"] > 1 - 1e-9 and direct["score"] == 0.0
     assert "gate cx on alice[0], bob[3] couples alice and bob" in direct["message"]

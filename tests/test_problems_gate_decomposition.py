@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 import pytest
-from support import canonical_code, native_unitary, pick, problem_docs, unregistered_problems
+from support import canonical_code, native_unitary, pick, problem_docs, score_with_canonicals
 
 from lm_eval_quantum.problems import pi_text
 from lm_eval_quantum.problems import (
@@ -324,56 +324,46 @@ def _check_doc(doc):
 
 # --- the test ------------------------------------------------------------------------------------
 def test_gate_decomposition_problems_end_to_end():
-    from lm_eval_quantum.scoring import score_samples
+    for problem in PROBLEMS.values():
+        _check_instances(problem)
+    docs = problem_docs(list(PROBLEMS.values()))
+    for doc in docs:
+        _check_doc(doc)
 
-    with unregistered_problems(*PROBLEMS):
-        for problem in PROBLEMS.values():
-            _check_instances(problem)
-        docs = problem_docs(list(PROBLEMS.values()))
-        for doc in docs:
-            _check_doc(doc)
+    # the frameworks' own gates have the target unitary (every doc)
+    references = []
+    for doc in docs:
+        if doc["framework"] not in REFERENCE[doc["problem"]]:
+            continue
+        text = _reference(doc)
+        params = json.loads(doc["params"])
+        target = PROBLEMS[doc["problem"]].target_for(params, doc["framework"])
+        u = native_unitary(doc, canonical_code(text))
+        if params.get("ancillas"):   # the reference leaves the ancillas (the top qubits) alone
+            u = u[: len(target), : len(target)] if doc["framework"] in ("qasm", "qiskit") else \
+                u[:: 2 ** params["ancillas"], :: 2 ** params["ancillas"]]
+        assert _same_up_to_phase(u, target), (doc["problem"], doc["framework"], doc["doc_id"])
+        if doc["split"] == "test" and doc is pick(docs, doc["problem"], doc["framework"]):
+            references.append((doc, text))
 
-        # the frameworks' own gates have the target unitary (every doc)
-        references = []
-        for doc in docs:
-            if doc["framework"] not in REFERENCE[doc["problem"]]:
-                continue
-            text = _reference(doc)
-            params = json.loads(doc["params"])
-            target = PROBLEMS[doc["problem"]].target_for(params, doc["framework"])
-            u = native_unitary(doc, canonical_code(text))
-            if params.get("ancillas"):   # the reference leaves the ancillas (the top qubits) alone
-                u = u[: len(target), : len(target)] if doc["framework"] in ("qasm", "qiskit") else \
-                    u[:: 2 ** params["ancillas"], :: 2 ** params["ancillas"]]
-            assert _same_up_to_phase(u, target), (doc["problem"], doc["framework"], doc["doc_id"])
-            if doc["split"] == "test" and doc is pick(docs, doc["problem"], doc["framework"]):
-                references.append((doc, text))
+    wrong = []
+    for slug, edits in WRONG.items():
+        for fw, (old, new) in edits.items():
+            doc = pick(docs, slug, fw, WRONG_DOC.get(slug, -1))
+            text = _edit(doc, old, new)
+            u = native_unitary(doc, canonical_code(text)) if not json.loads(doc["params"]).get("ancillas") else None
+            if u is not None:   # natively wrong
+                target = PROBLEMS[slug].target_for(json.loads(doc["params"]), fw)
+                assert not _same_up_to_phase(u, target), (slug, fw)
+            wrong.append((doc, text))
+    cases = [(label, pick(docs, slug, fw, index), old, new, passes)
+             for label, slug, fw, index, old, new, passes in GATE_SET_CASES]
+    case_items = [(doc, _edit(doc, old, new)) for _, doc, old, new, _ in cases]
+    for (label, doc, *_), (_, text) in zip(cases, case_items):   # every case keeps the unitary
+        target = PROBLEMS[doc["problem"]].target_for(json.loads(doc["params"]), doc["framework"])
+        assert _same_up_to_phase(native_unitary(doc, canonical_code(text)), target), label
 
-        wrong = []
-        for slug, edits in WRONG.items():
-            for fw, (old, new) in edits.items():
-                doc = pick(docs, slug, fw, WRONG_DOC.get(slug, -1))
-                text = _edit(doc, old, new)
-                u = native_unitary(doc, canonical_code(text)) if not json.loads(doc["params"]).get("ancillas") else None
-                if u is not None:   # natively wrong
-                    target = PROBLEMS[slug].target_for(json.loads(doc["params"]), fw)
-                    assert not _same_up_to_phase(u, target), (slug, fw)
-                wrong.append((doc, text))
-        cases = [(label, pick(docs, slug, fw, index), old, new, passes)
-                 for label, slug, fw, index, old, new, passes in GATE_SET_CASES]
-        case_items = [(doc, _edit(doc, old, new)) for _, doc, old, new, _ in cases]
-        for (label, doc, *_), (_, text) in zip(cases, case_items):   # every case keeps the unitary
-            target = PROBLEMS[doc["problem"]].target_for(json.loads(doc["params"]), doc["framework"])
-            assert _same_up_to_phase(native_unitary(doc, canonical_code(text)), target), label
-
-        items = [(d, d["canonical"], 0) for d in docs]
-        items += [(d, t, 0) for d, t in references + wrong + case_items]
-        verdicts = score_samples(items, progress=False)
-
-    canon, rest = verdicts[:len(docs)], verdicts[len(docs):]
-    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
-           for d, v in zip(docs, canon) if not v["passed"]]
-    assert not bad, bad
+    canon, rest = score_with_canonicals(docs, references + wrong + case_items)
     assert all(v["score"] == pytest.approx(1.0, abs=1e-9) for v in canon)
 
     ref_verdicts = rest[:len(references)]

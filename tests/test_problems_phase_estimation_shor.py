@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from support import WRONG, pick, problem_docs, unregistered_problems
+from support import WRONG, pick, problem_docs
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.extract import extract_sources
@@ -173,7 +173,7 @@ def scored():
     from lm_eval_quantum.judge import simulate
     from lm_eval_quantum.scoring import score_samples
 
-    with unregistered_problems(*SLUGS), pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simulate, "measurement_distribution",
                       _memoized(simulate.measurement_distribution))
         docs = _docs()
@@ -188,30 +188,29 @@ def scored():
 
 # --- instances, specs and oracles ------------------------------------------------------------
 def test_instances_splits_sizes_and_specs():
-    with unregistered_problems(*SLUGS):
-        for slug, problem in _problems().items():
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            assert len(test) >= 3 and few
-            key = lambda p: json.dumps(p, sort_keys=True)  # noqa: E731
-            assert not {key(p) for p in test} & {key(p) for p in few}
-            sizes = [problem.width(p) for p in test]
-            assert sizes == sorted(sizes) and len(set(sizes)) >= 3 and max(sizes) >= 4
-            for params in test + few:
-                assert problem.width(params) <= th.MAX_STATE_QUBITS
-                spec = problem.check_spec("qiskit", params)
-                assert spec["num_qubits"] == problem.width(params)
-                assert spec["oracle"] == {"name": "Oracle",
-                                          "num_qubits": 2 if slug == "phase_estimation"
-                                          else 1 + params["L"]}
-                assert spec["oracle"]["num_qubits"] < spec["num_qubits"]
-                assert len(spec["hidden"]) == th.ALGORITHM_TESTS
-                assert spec["min_correct"] == th.ALGORITHM_TESTS    # canonical p ~ 1
-                assert spec["hidden"] == problem.check_spec("cirq", params)["hidden"]
-                prompt = make_doc(problem, "qiskit", params, 0, "test")["prompt"]
-                assert "Oracle" in prompt and "run_and_analyze" in prompt
-        shor = _problems()["shor"]
-        assert [(p["N"], p["t"]) for p in shor.instances("test")] == [(15, 4), (15, 6), (21, 8)]
-        assert all(p["L"] == p["N"].bit_length() and p["n"] == p["t"] for p in shor.instances("test"))
+    for slug, problem in _problems().items():
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        assert len(test) >= 3 and few
+        key = lambda p: json.dumps(p, sort_keys=True)  # noqa: E731
+        assert not {key(p) for p in test} & {key(p) for p in few}
+        sizes = [problem.width(p) for p in test]
+        assert sizes == sorted(sizes) and len(set(sizes)) >= 3 and max(sizes) >= 4
+        for params in test + few:
+            assert problem.width(params) <= th.MAX_STATE_QUBITS
+            spec = problem.check_spec("qiskit", params)
+            assert spec["num_qubits"] == problem.width(params)
+            assert spec["oracle"] == {"name": "Oracle",
+                                      "num_qubits": 2 if slug == "phase_estimation"
+                                      else 1 + params["L"]}
+            assert spec["oracle"]["num_qubits"] < spec["num_qubits"]
+            assert len(spec["hidden"]) == th.ALGORITHM_TESTS
+            assert spec["min_correct"] == th.ALGORITHM_TESTS    # canonical p ~ 1
+            assert spec["hidden"] == problem.check_spec("cirq", params)["hidden"]
+            prompt = make_doc(problem, "qiskit", params, 0, "test")["prompt"]
+            assert "Oracle" in prompt and "run_and_analyze" in prompt
+    shor = _problems()["shor"]
+    assert [(p["N"], p["t"]) for p in shor.instances("test")] == [(15, 4), (15, 6), (21, 8)]
+    assert all(p["L"] == p["N"].bit_length() and p["n"] == p["t"] for p in shor.instances("test"))
 
 
 def test_phase_estimation_oracle_is_controlled_u():
@@ -286,27 +285,26 @@ def test_shor_outcome_distribution_matches_the_judges_simulation(fw):
     from lm_eval_quantum.judge.grading import framework_distribution
     from lm_eval_quantum.problems import shor
 
-    with unregistered_problems(*SLUGS):
-        params = shor.PROBLEM.instances("test")[-1]
-        n, t = params["N"], params["t"]
-        doc = make_doc(shor.PROBLEM, fw, params, 2, "test")
-        spec = json.loads(doc["check"])
-        circuit = _artifact(doc)
-        seen = {}
-        for test in spec["hidden"]:
-            r = test["answer"]
-            if r in seen:
-                continue
-            dist = framework_distribution(circuit, fw, shor.PROBLEM.oracle(test, fw, 1 + params["L"]))
-            probs = np.zeros(2**t)
-            for key, p in dist.items():
-                probs[int(key if fw != "cirq" else key[::-1], 2)] = p
-            assert np.abs(probs - np.array(shor.outcome_distribution(r, t))).max() < 1e-12
-            seen[r] = shor.PROBLEM.answer_probability(dist, test, fw)
-            assert seen[r] == pytest.approx(shor.canonical_order_success(n, t, r), abs=1e-12)
-        assert set(seen) == {2, 3, 6}
-        assert min(seen.values()) == pytest.approx(spec["canonical_success"], abs=1e-12)
-        assert 1 - 1e-6 < spec["canonical_success"] < 1.0 and seen[2] == 1.0
+    params = shor.PROBLEM.instances("test")[-1]
+    n, t = params["N"], params["t"]
+    doc = make_doc(shor.PROBLEM, fw, params, 2, "test")
+    spec = json.loads(doc["check"])
+    circuit = _artifact(doc)
+    seen = {}
+    for test in spec["hidden"]:
+        r = test["answer"]
+        if r in seen:
+            continue
+        dist = framework_distribution(circuit, fw, shor.PROBLEM.oracle(test, fw, 1 + params["L"]))
+        probs = np.zeros(2**t)
+        for key, p in dist.items():
+            probs[int(key if fw != "cirq" else key[::-1], 2)] = p
+        assert np.abs(probs - np.array(shor.outcome_distribution(r, t))).max() < 1e-12
+        seen[r] = shor.PROBLEM.answer_probability(dist, test, fw)
+        assert seen[r] == pytest.approx(shor.canonical_order_success(n, t, r), abs=1e-12)
+    assert set(seen) == {2, 3, 6}
+    assert min(seen.values()) == pytest.approx(spec["canonical_success"], abs=1e-12)
+    assert 1 - 1e-6 < spec["canonical_success"] < 1.0 and seen[2] == 1.0
 
 
 def _canonical_vote():

@@ -14,7 +14,7 @@ import random
 import re
 
 import pytest
-from support import WRONG, unregistered_problems
+from support import WRONG
 
 from lm_eval_quantum import mutation
 from lm_eval_quantum.judge.locality import ProtocolSpecError, validate, violation
@@ -96,50 +96,49 @@ def _shortcut_answer(doc) -> str:
 def test_protocols_end_to_end():
     from lm_eval_quantum.scoring import score_samples
 
-    with unregistered_problems(*SLUGS):
-        docs = _docs()
-        for slug, problem in PROBLEMS.items():     # splits: disjoint, >= 3 sizes up to >= 4 qubits
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            assert few and not {json.dumps(p, sort_keys=True) for p in test} & {
-                json.dumps(p, sort_keys=True) for p in few}
-            sizes = {problem.width(p) for p in test}
-            assert len(sizes) >= 3 and max(sizes) >= 4 and max(sizes) <= 12, slug
-        for doc in docs:                           # registers and rules are in the prompt
-            spec = json.loads(doc["check"])
-            validate(spec["protocol"], doc["num_qubits"])
-            for q, name in enumerate(spec["protocol"]["names"]):
-                assert f"{name} = q[{q}]" in doc["prompt"], (doc["problem"], name)
-            assert "protocol violation" in doc["prompt"]
+    docs = _docs()
+    for slug, problem in PROBLEMS.items():     # splits: disjoint, >= 3 sizes up to >= 4 qubits
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        assert few and not {json.dumps(p, sort_keys=True) for p in test} & {
+            json.dumps(p, sort_keys=True) for p in few}
+        sizes = {problem.width(p) for p in test}
+        assert len(sizes) >= 3 and max(sizes) >= 4 and max(sizes) <= 12, slug
+    for doc in docs:                           # registers and rules are in the prompt
+        spec = json.loads(doc["check"])
+        validate(spec["protocol"], doc["num_qubits"])
+        for q, name in enumerate(spec["protocol"]["names"]):
+            assert f"{name} = q[{q}]" in doc["prompt"], (doc["problem"], name)
+        assert "protocol violation" in doc["prompt"]
 
-        largest = {}
-        for doc in docs:
-            if doc["split"] == "test":
-                largest[(doc["problem"], doc["framework"])] = doc
-        # canonicals: every doc; sample indices 0..4 on the largest test doc of each task (the
-        # channel check draws no randomness, so other indices cannot differ)
-        items = [(d, d["canonical"], s) for d in docs
-                 for s in (range(5) if largest[(d["problem"], d["framework"])] is d else (0,))]
-        n_canon = len(items)
-        wrong, shortcuts = [], []
-        for (slug, fw), doc in largest.items():
-            old, new = WRONG[slug][fw]
-            assert old in doc["canonical"], (slug, fw, old)
-            wrong.append((doc, doc["canonical"].replace(old, new)))
-            shortcuts.append((doc, _shortcut_answer(doc)))
-        items += [(d, text, 0) for d, text in wrong + shortcuts]
+    largest = {}
+    for doc in docs:
+        if doc["split"] == "test":
+            largest[(doc["problem"], doc["framework"])] = doc
+    # canonicals: every doc; sample indices 0..4 on the largest test doc of each task (the
+    # channel check draws no randomness, so other indices cannot differ)
+    items = [(d, d["canonical"], s) for d in docs
+             for s in (range(5) if largest[(d["problem"], d["framework"])] is d else (0,))]
+    n_canon = len(items)
+    wrong, shortcuts = [], []
+    for (slug, fw), doc in largest.items():
+        old, new = WRONG[slug][fw]
+        assert old in doc["canonical"], (slug, fw, old)
+        wrong.append((doc, doc["canonical"].replace(old, new)))
+        shortcuts.append((doc, _shortcut_answer(doc)))
+    items += [(d, text, 0) for d, text in wrong + shortcuts]
 
-        # mutants of the n = 2 test doc of every problem x framework, decided natively
-        mutants = []
-        for slug, problem in PROBLEMS.items():
-            for fw in problem.frameworks:
-                doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
-                           and d["split"] == "test" and json.loads(d["params"])["n"] == 2)
-                ctx = mutation.doc_context(doc)
-                for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=1)[1:]:
-                    m.truth = mutation.ground_truth(ctx, m.sources)
-                    mutants.append(m)
-        items += [(m.doc, m.response, m.sample_index) for m in mutants]
-        verdicts = score_samples(items, progress=False)
+    # mutants of the n = 2 test doc of every problem x framework, decided natively
+    mutants = []
+    for slug, problem in PROBLEMS.items():
+        for fw in problem.frameworks:
+            doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
+                       and d["split"] == "test" and json.loads(d["params"])["n"] == 2)
+            ctx = mutation.doc_context(doc)
+            for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=1)[1:]:
+                m.truth = mutation.ground_truth(ctx, m.sources)
+                mutants.append(m)
+    items += [(m.doc, m.response, m.sample_index) for m in mutants]
+    verdicts = score_samples(items, progress=False)
 
     bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], s, v["category"], v["message"])
            for (d, _, s), v in zip(items, verdicts[:n_canon]) if not v["passed"]]
@@ -169,18 +168,17 @@ def test_protocols_end_to_end():
 
 def test_ground_truth_sees_the_shortcuts():
     """The mutation ground truth's own locality rejects each shortcut (the channel is right)."""
-    with unregistered_problems(*SLUGS):
-        docs = [d for d in _docs() if d["split"] == "test" and d["doc_id"] == 1]
-        for doc in docs:
-            ctx = mutation.doc_context(doc)
-            assert mutation.ground_truth(ctx, mutation.doc_sources(doc)).status == "equivalent"
-            text = _shortcut_answer(doc)
-            lang = "qasm" if doc["framework"] == "qasm" else "python"
-            source = re.search(rf"```{lang}\n(.*?)```", text, re.S).group(1)
-            truth = mutation.ground_truth(ctx, {lang: source})
-            assert truth.status == "changing" and "protocol violation" in truth.detail, (
-                doc["problem"], doc["framework"], truth)
-            assert truth.detail.endswith(("fidelity 1.000000", "inputs 0.000000")), truth.detail
+    docs = [d for d in _docs() if d["split"] == "test" and d["doc_id"] == 1]
+    for doc in docs:
+        ctx = mutation.doc_context(doc)
+        assert mutation.ground_truth(ctx, mutation.doc_sources(doc)).status == "equivalent"
+        text = _shortcut_answer(doc)
+        lang = "qasm" if doc["framework"] == "qasm" else "python"
+        source = re.search(rf"```{lang}\n(.*?)```", text, re.S).group(1)
+        truth = mutation.ground_truth(ctx, {lang: source})
+        assert truth.status == "changing" and "protocol violation" in truth.detail, (
+            doc["problem"], doc["framework"], truth)
+        assert truth.detail.endswith(("fidelity 1.000000", "inputs 0.000000")), truth.detail
 
 
 # --- the locality rules on circuit IRs --------------------------------------------------------------

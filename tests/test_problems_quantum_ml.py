@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from support import native_state, pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, score_with_canonicals
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.problems import (
@@ -215,35 +215,26 @@ def _check_native(doc):
 
 # --- the test ----------------------------------------------------------------------------------
 def test_quantum_ml_problems_end_to_end():
-    from lm_eval_quantum.scoring import score_samples
+    docs = problem_docs(PROBLEMS.values())
+    for problem in PROBLEMS.values():
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        keys = {json.dumps(p, sort_keys=True) for p in test}
+        assert 3 <= len(test) <= 8 and 1 <= len(few) <= 3
+        assert not keys & {json.dumps(p, sort_keys=True) for p in few}
+    checked = set()   # instance-level facts once per instance; targets per bit order
+    for doc in docs:
+        key = (doc["problem"], doc["params"],
+               doc["framework"] if PROBLEMS[doc["problem"]].check == "state" else "")
+        if key not in checked:
+            checked.add(key)
+            _check_instance(doc)
+    for slug, problem in PROBLEMS.items():
+        for fw in problem.frameworks:
+            _check_native(pick(docs, slug, fw))
 
-    with unregistered_problems(*PROBLEMS):
-        docs = problem_docs(PROBLEMS.values())
-        for problem in PROBLEMS.values():
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            keys = {json.dumps(p, sort_keys=True) for p in test}
-            assert 3 <= len(test) <= 8 and 1 <= len(few) <= 3
-            assert not keys & {json.dumps(p, sort_keys=True) for p in few}
-        checked = set()   # instance-level facts once per instance; targets per bit order
-        for doc in docs:
-            key = (doc["problem"], doc["params"],
-                   doc["framework"] if PROBLEMS[doc["problem"]].check == "state" else "")
-            if key not in checked:
-                checked.add(key)
-                _check_instance(doc)
-        for slug, problem in PROBLEMS.items():
-            for fw in problem.frameworks:
-                _check_native(pick(docs, slug, fw))
-
-        wrong = [pick(docs, slug, fw) for slug, problem in PROBLEMS.items() for fw in problem.frameworks]
-        wrong = [(doc, _wrong_answer(doc)) for doc in wrong]
-        items = [(d, d["canonical"], 0) for d in docs] + [(d, text, 0) for d, text in wrong]
-        verdicts = score_samples(items, progress=False)
-
-    canon = verdicts[:len(docs)]
-    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
-           for d, v in zip(docs, canon) if not v["passed"]]
-    assert not bad, bad
-    for (doc, _), v in zip(wrong, verdicts[len(docs):]):
+    wrong = [pick(docs, slug, fw) for slug, problem in PROBLEMS.items() for fw in problem.frameworks]
+    wrong = [(doc, _wrong_answer(doc)) for doc in wrong]
+    _, answered = score_with_canonicals(docs, wrong)
+    for (doc, _), v in zip(wrong, answered):
         assert not v["passed"] and v["category"] == "wrong_answer", (
             doc["problem"], doc["framework"], v["category"], v["message"])

@@ -18,7 +18,7 @@ import json
 
 import numpy as np
 import pytest
-from support import WRONG, pick, problem_docs, unregistered_problems
+from support import WRONG, pick, problem_docs
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.checks import Session
@@ -117,17 +117,16 @@ def _named_answers(docs):
 def scored():
     from lm_eval_quantum.scoring import score_samples
 
-    with unregistered_problems(*SLUGS):
-        docs = _docs()
-        wrong, right = _named_answers(docs)
-        named = {**wrong, **right}
-        runs = [(d, seed) for d in docs for seed in SEEDS]
-        items = [(d, d["canonical"], seed) for d, seed in runs]
-        items += [(doc, text, 0) for doc, text in named.values()]
-        verdicts = score_samples(items, progress=False)
-        k = len(runs)
-        yield {"docs": docs, "runs": runs, "canonical": verdicts[:k], "wrong": wrong, "right": right,
-               "named": dict(zip(named, verdicts[k:]))}
+    docs = _docs()
+    wrong, right = _named_answers(docs)
+    named = {**wrong, **right}
+    runs = [(d, seed) for d in docs for seed in SEEDS]
+    items = [(d, d["canonical"], seed) for d, seed in runs]
+    items += [(doc, text, 0) for doc, text in named.values()]
+    verdicts = score_samples(items, progress=False)
+    k = len(runs)
+    yield {"docs": docs, "runs": runs, "canonical": verdicts[:k], "wrong": wrong, "right": right,
+           "named": dict(zip(named, verdicts[k:]))}
 
 
 def test_every_canonical_passes_for_every_seed(scored):
@@ -162,28 +161,27 @@ def test_alternative_correct_triangle_oracle_passes(scored):
 
 
 def test_docs_specs_and_sizes():
-    with unregistered_problems(*SLUGS):
-        for slug, problem in _problems().items():
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            assert len(test) >= 3 and few
-            assert not {json.dumps(p, sort_keys=True) for p in test} & {json.dumps(p, sort_keys=True) for p in few}
-            assert len({problem.width(p) for p in test}) >= 3 and max(problem.width(p) for p in test) >= 4
-            for params in test + few:
-                spec = problem.check_spec("qiskit", params)
-                if slug == "generalized_simon":
-                    assert problem.width(params) == 2 * params["n"] <= 12
-                    assert spec["canonical_success"] == 1.0 and spec["min_correct"] == th.ALGORITHM_TESTS
-                    assert spec["hidden"] == problem.check_spec("cirq", params)["hidden"]
-                elif slug == "oracle_simon":
-                    assert spec["kind"] == "unitary" and problem.width(params) <= th.MAX_UNITARY_QUBITS
-                else:
-                    n = params["n"]
-                    assert spec["ancillas"] == [n, n + 1, n + 2] and n + 3 <= th.MAX_STATE_QUBITS
-                    assert 2**n * 2 ** (n + 3) <= 4**th.MAX_UNITARY_QUBITS   # one evolve call
-        assert [p["n"] for p in _problems()["oracle_triangle"].instances("test")] == [4, 5, 6, 7]
-        shapes = {(p["n"], p["k"]) for p in _problems()["generalized_simon"].instances("test")}
-        assert {n for n, _ in shapes} == {3, 4, 5, 6} and {k for _, k in shapes} >= {1, 2, 3}
-        assert any(k == n - 1 for n, k in shapes) and any(k == 1 for n, k in shapes)
+    for slug, problem in _problems().items():
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        assert len(test) >= 3 and few
+        assert not {json.dumps(p, sort_keys=True) for p in test} & {json.dumps(p, sort_keys=True) for p in few}
+        assert len({problem.width(p) for p in test}) >= 3 and max(problem.width(p) for p in test) >= 4
+        for params in test + few:
+            spec = problem.check_spec("qiskit", params)
+            if slug == "generalized_simon":
+                assert problem.width(params) == 2 * params["n"] <= 12
+                assert spec["canonical_success"] == 1.0 and spec["min_correct"] == th.ALGORITHM_TESTS
+                assert spec["hidden"] == problem.check_spec("cirq", params)["hidden"]
+            elif slug == "oracle_simon":
+                assert spec["kind"] == "unitary" and problem.width(params) <= th.MAX_UNITARY_QUBITS
+            else:
+                n = params["n"]
+                assert spec["ancillas"] == [n, n + 1, n + 2] and n + 3 <= th.MAX_STATE_QUBITS
+                assert 2**n * 2 ** (n + 3) <= 4**th.MAX_UNITARY_QUBITS   # one evolve call
+    assert [p["n"] for p in _problems()["oracle_triangle"].instances("test")] == [4, 5, 6, 7]
+    shapes = {(p["n"], p["k"]) for p in _problems()["generalized_simon"].instances("test")}
+    assert {n for n, _ in shapes} == {3, 4, 5, 6} and {k for _, k in shapes} >= {1, 2, 3}
+    assert any(k == n - 1 for n, k in shapes) and any(k == 1 for n, k in shapes)
 
 
 def test_prompts_state_the_instance_and_hide_the_answers(scored):

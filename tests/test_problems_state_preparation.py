@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from support import native_state, pick, problem_docs, unregistered_problems
+from support import native_state, pick, problem_docs, score_with_canonicals
 
 from lm_eval_quantum.problems import (
     bell_state,
@@ -222,25 +222,16 @@ def _wrong_answers(docs) -> list[tuple[dict, str]]:
 
 # --- the test ------------------------------------------------------------------------------------
 def test_state_preparation_problems_end_to_end():
-    from lm_eval_quantum.scoring import score_samples
-
-    with unregistered_problems(*PROBLEMS):
-        for slug, problem in PROBLEMS.items():
-            assert problem.suite == "state-preparation" and problem.check == "state"
-            assert problem.frameworks == ("qasm", "qiskit", "cirq", "pennylane")
-            _check_instances(slug, problem.instances("test"), problem.instances("fewshot"))
-        docs = problem_docs(PROBLEMS.values())
-        for doc in docs:
-            _check_doc(doc)
-        wrong = _wrong_answers(docs)
-        items = [(d, d["canonical"], 0) for d in docs] + [(d, text, 0) for d, text in wrong]
-        verdicts = score_samples(items, progress=False)
-
-    canon = verdicts[:len(docs)]
-    bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])
-           for d, v in zip(docs, canon) if not v["passed"]]
-    assert not bad, bad
+    for slug, problem in PROBLEMS.items():
+        assert problem.suite == "state-preparation" and problem.check == "state"
+        assert problem.frameworks == ("qasm", "qiskit", "cirq", "pennylane")
+        _check_instances(slug, problem.instances("test"), problem.instances("fewshot"))
+    docs = problem_docs(PROBLEMS.values())
+    for doc in docs:
+        _check_doc(doc)
+    wrong = _wrong_answers(docs)
+    canon, answered = score_with_canonicals(docs, wrong)
     assert all(v["score"] == pytest.approx(1.0, abs=1e-6) for v in canon)
-    for (doc, _), v in zip(wrong, verdicts[len(docs):]):
+    for (doc, _), v in zip(wrong, answered):
         assert not v["passed"] and v["category"] == "wrong_answer", (
             doc["problem"], doc["framework"], doc["doc_id"], v["category"], v["message"])

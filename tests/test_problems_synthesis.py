@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from support import native_state, unregistered_problems
+from support import native_state
 
 from lm_eval_quantum import mutation
 from lm_eval_quantum.problems import (
@@ -127,60 +127,59 @@ def _target_equal(expected, got) -> bool:
 def test_synthesis_problems_end_to_end():
     from lm_eval_quantum.scoring import score_samples
 
-    with unregistered_problems(*SLUGS):
-        docs = _build_docs()
-        problems = {m.PROBLEM.slug: m.PROBLEM for m in MODULES}
+    docs = _build_docs()
+    problems = {m.PROBLEM.slug: m.PROBLEM for m in MODULES}
 
-        # splits: disjoint, small, every framework
-        for slug, problem in problems.items():
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            assert test and few and not {json.dumps(p, sort_keys=True) for p in test} & {
-                json.dumps(p, sort_keys=True) for p in few}
-            assert max(p["n"] for p in test + few) <= 10
-            if problem.check == "state":   # disjoint as states, not only as parameters
-                keys = {random_clifford.state_key(problem.target(p)) for p in test}
-                assert not keys & {random_clifford.state_key(problem.target(p)) for p in few}
-        assert {d["framework"] for d in docs} == set(FRAMEWORKS)
+    # splits: disjoint, small, every framework
+    for slug, problem in problems.items():
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        assert test and few and not {json.dumps(p, sort_keys=True) for p in test} & {
+            json.dumps(p, sort_keys=True) for p in few}
+        assert max(p["n"] for p in test + few) <= 10
+        if problem.check == "state":   # disjoint as states, not only as parameters
+            keys = {random_clifford.state_key(problem.target(p)) for p in test}
+            assert not keys & {random_clifford.state_key(problem.target(p)) for p in few}
+    assert {d["framework"] for d in docs} == set(FRAMEWORKS)
 
-        # the prompt states the target exactly; the canonical reaches it natively
-        for doc in docs:
-            problem = problems[doc["problem"]]
-            params = json.loads(doc["params"])
-            target = problem.target(params)
-            assert _target_equal(target, _parse_target(doc)), (doc["problem"], doc["doc_id"])
-            psi = native_state(doc)
-            if isinstance(target, dict):
-                probs = np.abs(psi) ** 2
-                got = {format(z, f"0{doc['num_qubits']}b"): float(probs[z])
-                       for z in range(len(probs)) if probs[z] > 1e-12}
-                assert _target_equal(target, got), (doc["problem"], doc["framework"])
-            else:
-                assert _fidelity(target, psi) > 1 - 1e-9, (doc["problem"], doc["framework"],
-                                                           doc["doc_id"])
+    # the prompt states the target exactly; the canonical reaches it natively
+    for doc in docs:
+        problem = problems[doc["problem"]]
+        params = json.loads(doc["params"])
+        target = problem.target(params)
+        assert _target_equal(target, _parse_target(doc)), (doc["problem"], doc["doc_id"])
+        psi = native_state(doc)
+        if isinstance(target, dict):
+            probs = np.abs(psi) ** 2
+            got = {format(z, f"0{doc['num_qubits']}b"): float(probs[z])
+                   for z in range(len(probs)) if probs[z] > 1e-12}
+            assert _target_equal(target, got), (doc["problem"], doc["framework"])
+        else:
+            assert _fidelity(target, psi) > 1 - 1e-9, (doc["problem"], doc["framework"],
+                                                       doc["doc_id"])
 
-        # wrong answers: the first test doc with n >= 2 of every problem x framework
-        wrong = []
-        for slug in SLUGS:
-            for fw in problems[slug].frameworks:
-                doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
-                           and d["split"] == "test" and d["num_qubits"] >= 2)
-                wrong.append((doc, _wrong_answer(doc)))
+    # wrong answers: the first test doc with n >= 2 of every problem x framework
+    wrong = []
+    for slug in SLUGS:
+        for fw in problems[slug].frameworks:
+            doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
+                       and d["split"] == "test" and d["num_qubits"] >= 2)
+            wrong.append((doc, _wrong_answer(doc)))
 
-        # mutants of one doc per problem x framework, decided natively (ground truth)
-        mutants = []
-        for slug in SLUGS:
-            for fw in problems[slug].frameworks:
-                doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
-                           and d["split"] == "test" and d["num_qubits"] >= 3)
-                ctx = mutation.doc_context(doc)
-                for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=2):
-                    m.truth = mutation.ground_truth(ctx, m.sources)
-                    mutants.append(m)
+    # mutants of one doc per problem x framework, decided natively (ground truth)
+    mutants = []
+    for slug in SLUGS:
+        for fw in problems[slug].frameworks:
+            doc = next(d for d in docs if d["problem"] == slug and d["framework"] == fw
+                       and d["split"] == "test" and d["num_qubits"] >= 3)
+            ctx = mutation.doc_context(doc)
+            for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=2):
+                m.truth = mutation.ground_truth(ctx, m.sources)
+                mutants.append(m)
 
-        items = [(d, d["canonical"], s) for d in docs for s in SAMPLES]
-        items += [(d, text, 0) for d, text in wrong]
-        items += [(m.doc, m.response, m.sample_index) for m in mutants]
-        verdicts = score_samples(items, progress=False)
+    items = [(d, d["canonical"], s) for d in docs for s in SAMPLES]
+    items += [(d, text, 0) for d, text in wrong]
+    items += [(m.doc, m.response, m.sample_index) for m in mutants]
+    verdicts = score_samples(items, progress=False)
 
     canon = verdicts[:len(docs) * len(SAMPLES)]
     bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], v["category"], v["message"])

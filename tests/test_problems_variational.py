@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from support import canonical_code, native_unitary, unregistered_problems
+from support import canonical_code, native_unitary
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.conventions import unitary_to_internal
@@ -177,25 +177,24 @@ def _check_swap_test(doc):
 def test_variational_problems_end_to_end():
     from lm_eval_quantum.scoring import score_samples
 
-    with unregistered_problems(*SLUGS):
-        docs = _docs()
-        for module in MODULES:
-            problem = module.PROBLEM
-            test, few = problem.instances("test"), problem.instances("fewshot")
-            keys = {json.dumps(p, sort_keys=True) for p in test}
-            assert len(test) >= 3 and few and not keys & {json.dumps(p, sort_keys=True) for p in few}
-            sizes = {problem.width(p) for p in test}
-            assert len(sizes) >= 3 and max(sizes) >= 4
-        checks = {"vqe": _check_vqe_instance, "autoencoder": _check_autoencoder,
-                  "swap_test": _check_swap_test}
-        for doc in docs:
-            if doc["problem"] != "vqe" or doc["framework"] == "qiskit":
-                checks[doc["problem"]](doc)
+    docs = _docs()
+    for module in MODULES:
+        problem = module.PROBLEM
+        test, few = problem.instances("test"), problem.instances("fewshot")
+        keys = {json.dumps(p, sort_keys=True) for p in test}
+        assert len(test) >= 3 and few and not keys & {json.dumps(p, sort_keys=True) for p in few}
+        sizes = {problem.width(p) for p in test}
+        assert len(sizes) >= 3 and max(sizes) >= 4
+    checks = {"vqe": _check_vqe_instance, "autoencoder": _check_autoencoder,
+              "swap_test": _check_swap_test}
+    for doc in docs:
+        if doc["problem"] != "vqe" or doc["framework"] == "qiskit":
+            checks[doc["problem"]](doc)
 
-        wrong = _wrong_answers(docs)
-        items = [(d, d["canonical"], s) for d in docs for s in SAMPLES]
-        items += [(doc, text, 0) for _, doc, text in wrong]
-        verdicts = score_samples(items, progress=False)
+    wrong = _wrong_answers(docs)
+    items = [(d, d["canonical"], s) for d in docs for s in SAMPLES]
+    items += [(doc, text, 0) for _, doc, text in wrong]
+    verdicts = score_samples(items, progress=False)
 
     canon = verdicts[:len(docs) * len(SAMPLES)]
     bad = [(d["problem"], d["framework"], d["split"], d["doc_id"], s, v["category"], v["message"])
