@@ -63,6 +63,12 @@ def test_killing_the_server_mid_run_gives_the_same_scores():
     """An undisturbed run and one whose zygote is SIGKILLed mid-batch agree on every
     verdict (the lost samples are retried, flagged `retried`, never charged)."""
     items = _responses()[:24]
+    # One answer that sleeps keeps the batch in flight when the kill lands, however
+    # fast the rest is (otherwise the kill can miss the run on a quick machine).
+    doc, canonical = next((d, d["canonical"]) for d, _, _ in items if d["framework"] == "qiskit")
+    slow = canonical.replace("```python\n", "```python\nimport time\ntime.sleep(1.5)\n", 1)
+    assert slow != canonical
+    items = [(doc, slow, 99)] + items
     with SandboxPool(workers=2) as pool:
         calm = score_samples(items, progress=False, pool=pool)
         target = zygote_host_pid(pool._zygote.proc.pid)
