@@ -8,6 +8,9 @@
                          exit on any false reject); --mutants: the mutation self-test instead
                          (non-zero exit on any false accept or false reject)
   tiny-model             print the path of the embedded tiny model checkpoint
+  repair --model M [--model_args A] --tasks P[,P...] [--rounds R] [lm-eval flags]
+                         feedback repair: judge each answer and ask again with the verdict,
+                         R rounds (default 5); the pass@1 curve over the rounds
 """
 from __future__ import annotations
 
@@ -33,6 +36,9 @@ def main(argv=None) -> int:
     p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
     p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
+    from .repair import add_arguments as add_repair_arguments
+
+    add_repair_arguments(sub.add_parser("repair", help="feedback repair over R rounds"))
     args = parser.parse_args(argv)
 
     if args.command == "tasks-dir":
@@ -62,6 +68,10 @@ def main(argv=None) -> int:
         from .models import tiny_model_path
 
         print(tiny_model_path())
+    elif args.command == "repair":
+        from .repair import main as repair
+
+        return repair(args)
     return 0
 
 

@@ -32,11 +32,15 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
     shared pool configured from the environment).
     """
     from .extract import with_prefill
+    from .problems import get_problem
     from .scoring import score_samples
 
     info = _info(task)
     if info.variant == "ppl":
         raise ValueError(f"{task} is a perplexity task; there is nothing to execute")
+    if get_problem(info.problem).check == "label":
+        raise ValueError(f"{task} is answered with a line number or a bug category, not code; "
+                         "lm_eval_quantum.metrics.process_label_results scores it")
     if isinstance(doc, int):
         doc = load_docs(task)[doc]
     if isinstance(responses, str):

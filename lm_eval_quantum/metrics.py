@@ -12,7 +12,7 @@ import math
 
 from .extract import with_prefill
 from .sandbox.isolation import LEVELS
-from .tasks import ERROR_CATEGORIES, KIND_METRICS, RATIO_METRICS, read_docs
+from .tasks import BUG_CATEGORIES, ERROR_CATEGORIES, KIND_METRICS, RATIO_METRICS, read_docs
 from .thresholds import KL_FLOOR, PASS_AT_K
 
 # A sample without a distribution (it failed before one existed) counts as the
@@ -136,6 +136,12 @@ def process_results(doc, results):
         if k <= len(verdicts):
             out[f"pass@{k}"] = pass_at_k(n, c, k) if k <= n else math.nan
 
+    if "bug_category" in doc:     # debugging: pass@k of this doc's bug category (NaN for the others)
+        for k in PASS_AT_K:
+            for category in BUG_CATEGORIES:
+                if f"pass@{k}" in out:
+                    out[f"pass@{k}_{category}"] = (out[f"pass@{k}"] if category == doc["bug_category"]
+                                                   else math.nan)
     out["semantic_score"] = _mean(v["score"] for v in scored)
     out["syntax_ok"] = _mean(float(v["syntax_ok"]) for v in scored)
     out["exec_ok"] = _mean(float(v["exec_ok"]) for v in scored)
@@ -159,4 +165,24 @@ def process_results(doc, results):
     for level in LEVELS:
         out[f"isolation_{level}"] = _mean(float(v.get("isolation") == level) for v in verdicts)
     out["bleu"] = (_code_of_canonical(doc), verdicts[0].get("code") or "")
+    return out
+
+
+def process_label_results(doc, results):
+    """Debugging locate / classify: the first line number (locate) or category code
+    (classify) in the response against the recorded bug; `accuracy`, and per bug
+    category (NaN for the doc's other categories)."""
+    from .bugs import parse_category, parse_line
+
+    spec = json.loads(doc["check"])
+    response = results[0] if results else ""
+    if doc["problem"] == "debug_locate":
+        line = parse_line(response)
+        answer = None if line is None else str(line)
+    else:
+        answer = parse_category(response)
+    correct = float(answer in spec["accepted"])
+    out = {"accuracy": correct}
+    for category in BUG_CATEGORIES:
+        out[f"accuracy_{category}"] = correct if category == doc["bug_category"] else math.nan
     return out

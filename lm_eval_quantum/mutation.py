@@ -1337,10 +1337,15 @@ def truth_channel(ctx, sources) -> Truth:
     return Truth("equivalent" if ok else "changing", detail)
 
 
+def truth_repair(ctx, sources) -> Truth:
+    """A fixed program: the ground truth of its declared equivalence kind."""
+    return GROUND_TRUTH[ctx["spec"]["equivalence"]](ctx, sources)
+
+
 # Ground truth by check kind; add an entry when a new kind appears.
 GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": truth_algorithm,
                 "distribution": truth_distribution, "variational": truth_variational,
-                "channel": truth_channel, "classifier": truth_classifier}
+                "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from .api import load_docs
+from .problems import get_problem
 from .scoring import score_samples
 from .tasks import resolve, task_table
 
@@ -32,7 +33,10 @@ def run_selfcheck(pattern: str = "quantum_*", progress: bool = True, seeds: int 
     from .extract import with_prefill
 
     table = task_table()
-    names = [n for n in resolve(pattern) if table[n].variant != "ppl"]
+    # nothing runs for perplexity tasks, nor for the debugging label tasks (a line number
+    # or a category, compared in metrics.process_label_results)
+    names = [n for n in resolve(pattern) if table[n].variant != "ppl"
+             and get_problem(table[n].problem).check != "label"]
     unique: dict[tuple, int] = {}
     items, owners = [], []          # owners[i]: the tasks sharing unique item i
     for name in names:

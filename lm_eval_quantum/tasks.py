@@ -22,11 +22,12 @@ from . import thresholds as th
 from .problems import PROBLEM_MODULES, get_problem, task_name
 from .sandbox.isolation import LEVELS
 
-VARIANTS = ("", "sampled", "prefill", "ppl")
+BUG_CATEGORIES = ("C1", "C2", "C3", "C4")     # QBugLM's taxonomy (lm_eval_quantum.bugs)
+
 DATA_DIR = Path(__file__).parent / "data"
 QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
 QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
-SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES
+SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + ("debugging",)
 # Metrics that only some check kinds define (names stable across versions).
 KIND_METRICS = {
     "state": ("fidelity", "tvd", "kl"),
@@ -37,6 +38,7 @@ KIND_METRICS = {
     "channel": ("fidelity",),
     "repair": ("gate_count_delta",),
     "classifier": ("accuracy",),
+    "label": ("accuracy",),
 }
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).
@@ -73,7 +75,7 @@ def task_table() -> dict[str, TaskInfo]:
     for slug in PROBLEM_MODULES:
         problem = get_problem(slug)
         for fw in problem.frameworks:
-            for variant in VARIANTS:
+            for variant in problem.variants:
                 name = task_name(fw, slug, variant)
                 table[name] = TaskInfo(name, fw, slug, variant)
     return table
@@ -101,8 +103,12 @@ def _metric(name: str, aggregation="mean", higher: bool = True) -> dict:
 
 def metric_names(info: TaskInfo) -> list[str]:
     check = get_problem(info.problem).check
+    if check == "label":      # a short answer, no code: accuracy, overall and per bug category
+        return ["accuracy"] + [f"accuracy_{c}" for c in BUG_CATEGORIES]
     n = th.SAMPLED_REPEATS if info.variant == "sampled" else 1
     names = [f"pass@{k}" for k in th.PASS_AT_K if k <= n]
+    if check == "repair":     # debugging: also per bug category
+        names += [f"pass@{k}_{c}" for k in th.PASS_AT_K if k <= n for c in BUG_CATEGORIES]
     names += ["semantic_score", "syntax_ok", "exec_ok", *KIND_METRICS[check], *RATIO_METRICS]
     names += [f"error_{c}" for c in ERROR_CATEGORIES]
     # Sandbox facts of the run: samples retried after an infrastructure fault, and
@@ -134,6 +140,20 @@ def task_config(info: TaskInfo) -> dict:
             "metadata": {"version": problem.version},
         })
         return cfg
+    if problem.check == "label":
+        cfg.update({
+            "output_type": "generate_until",
+            "doc_to_text": "prompt",
+            "doc_to_target": "canonical",
+            "target_delimiter": "",
+            "fewshot_delimiter": "\n\n",
+            "generation_kwargs": {"until": ["\n\n"], "max_gen_toks": 16, "do_sample": False,
+                                  "temperature": 0.0},
+            "process_results": Function("lm_eval_quantum.metrics.process_label_results"),
+            "metric_list": [_metric(m, NANMEAN if m != "accuracy" else "mean") for m in metric_names(info)],
+            "metadata": {"version": problem.version},
+        })
+        return cfg
     docs = read_docs(info.data_file, "test") + read_docs(info.data_file, "fewshot")
     longest = max(len(d["canonical"]) for d in docs)
     sampled = info.variant == "sampled"
@@ -160,7 +180,8 @@ def task_config(info: TaskInfo) -> dict:
             }],
         }],
         "process_results": Function("lm_eval_quantum.metrics.process_results"),
-        "metric_list": [_metric(m, NANMEAN if m in NAN_MEAN_METRICS else "mean",
+        "metric_list": [_metric(m, NANMEAN if m in NAN_MEAN_METRICS or m.rsplit("_", 1)[-1] in BUG_CATEGORIES
+                                else "mean",
                                 higher=not m.startswith(("error_", "infra_")) and m not in LOWER_IS_BETTER)
                         for m in metric_names(info)] + [_metric("bleu", "bleu")],
         "metadata": {"version": problem.version},
@@ -187,8 +208,8 @@ def group_configs() -> dict[str, dict]:
     tasks, aggregating GROUP_METRICS."""
     members: dict[str, list[str]] = {}
     for info in task_table().values():
-        if info.variant:
-            continue
+        if info.variant or get_problem(info.problem).check == "label":
+            continue     # label tasks have no pass@1 to aggregate
         suite = get_problem(info.problem).suite
         for key in (group_name(info.framework, suite), group_name(None, suite)):
             members.setdefault(key, []).append(info.name)

@@ -14,7 +14,7 @@ import lm_eval_quantum as lmq
 from support import WRONG
 
 BASE_TASKS = [t for t in lmq.list_tasks("quantum_*")
-              if not t.endswith(("_sampled", "_prefill", "_ppl"))]
+              if not t.endswith(("_sampled", "_prefill", "_ppl", "_debug_locate", "_debug_classify"))]
 
 
 

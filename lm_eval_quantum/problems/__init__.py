@@ -51,7 +51,9 @@ PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon",
                    "toffoli_decomposition", "ccz_decomposition", "controlled_rotation",
                    "swap_from_cx", "fredkin_decomposition", "iswap_decomposition", "controlled_h",
                    "zyz_decomposition", "two_qubit_decomposition", "controlled_u",
-                   "multi_controlled_x", "pauli_rotation")
+                   "multi_controlled_x", "pauli_rotation",
+                   # QBugLM-style debugging of OpenQASM 3 programs (lm_eval_quantum.bugs)
+                   "debug_fix", "debug_locate", "debug_classify")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
 FENCE = {"qasm": "qasm", "qiskit": "python", "cirq": "python", "pennylane": "python"}
@@ -121,6 +123,8 @@ class Problem:
     check: str = "state"
     suite: str = "algorithm-design"   # QCircuitBench's suites: also oracle-construction, random-circuits
     version: int = 1
+    # the task variants (see tasks.py); tasks without code to run have only ""
+    variants: tuple = ("", "sampled", "prefill", "ppl")
     test_sizes: range = range(2, 7)
     fewshot_sizes: range = range(7, 9)
 
@@ -230,6 +234,10 @@ class Problem:
             if sources.get(lang):
                 blocks.append(f"```{lang}\n{sources[lang].strip()}\n```")
         return "\n\n".join(blocks)
+
+    def doc_fields(self, params: dict) -> dict:
+        """Extra doc columns of this problem's tasks (e.g. a debugging task's bug category)."""
+        return {}
 
     def check_spec(self, framework: str, params: dict) -> dict:
         """What the judge needs; hidden parts are never sent to the sandbox."""
@@ -396,6 +404,7 @@ def make_doc(problem: Problem, framework: str, params: dict, doc_id: int, split:
         "canonical": problem.answer_text(framework, params),
         "check": json.dumps(problem.check_spec(framework, params), sort_keys=True),
         "version": problem.version,
+        **problem.doc_fields(params),
     }
 
 

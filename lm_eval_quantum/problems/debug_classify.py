@@ -1,0 +1,16 @@
+"""Debugging: the category (QBugLM's taxonomy C1-C4) of the one injected bug of an
+OpenQASM 3 program.  Scored by `accuracy` (and per bug category); no execution."""
+from ..bugs import TAXONOMY_TEXT, LabelTask
+
+
+class DebugClassify(LabelTask):
+    slug = "debug_classify"
+    title = "Classify the bug of an OpenQASM 3 program"
+    question = (f"Which category is the bug?\n{TAXONOMY_TEXT}\n"
+                "Answer with the category only: C1, C2, C3 or C4.")
+
+    def answers(self, params):
+        return [params["category"]]
+
+
+PROBLEM = DebugClassify()
