@@ -140,13 +140,10 @@ def task_config(info: TaskInfo) -> dict:
             "metadata": {"version": problem.version},
         })
         return cfg
+    cfg.update({"output_type": "generate_until", "doc_to_text": "prompt", "doc_to_target": "canonical",
+                "target_delimiter": "", "fewshot_delimiter": "\n\n"})
     if problem.check == "label":
         cfg.update({
-            "output_type": "generate_until",
-            "doc_to_text": "prompt",
-            "doc_to_target": "canonical",
-            "target_delimiter": "",
-            "fewshot_delimiter": "\n\n",
             "generation_kwargs": {"until": ["\n\n"], "max_gen_toks": 16, "do_sample": False,
                                   "temperature": 0.0},
             "process_results": Function("lm_eval_quantum.metrics.process_label_results"),
@@ -158,11 +155,6 @@ def task_config(info: TaskInfo) -> dict:
     longest = max(len(d["canonical"]) for d in docs)
     sampled = info.variant == "sampled"
     cfg.update({
-        "output_type": "generate_until",
-        "doc_to_text": "prompt",
-        "doc_to_target": "canonical",
-        "target_delimiter": "",
-        "fewshot_delimiter": "\n\n",
         "generation_kwargs": {
             "until": ["\n\n\n\n"],
             "max_gen_toks": min(1024, max(256, longest // 2)),
