@@ -11,11 +11,28 @@
   repair --model M [--model_args A] --tasks P[,P...] [--rounds R] [lm-eval flags]
                          feedback repair: judge each answer and ask again with the verdict,
                          R rounds (default 5); the pass@1 curve over the rounds
+  leaderboard RESULTS... --out DIR
+                         tables, plots and one HTML page over many models' lm-eval results
+  verify DIR [--out FILE] [--isolation L] [--min-isolation L]
+                         re-score a submission's lm-eval samples here; exit 1 on any difference
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+
+# sub-commands with a module of the same name, which has add_arguments(parser) and
+# main(args) -> exit status
+MODULE_COMMANDS = {
+    "repair": "feedback repair over R rounds",
+    "verify": "re-score a submission's samples and compare",
+    "leaderboard": "tables, plots and a page over many models",
+}
+
+
+def _module(command: str):
+    return importlib.import_module(f".{command}", __package__)
 
 
 def main(argv=None) -> int:
@@ -36,11 +53,12 @@ def main(argv=None) -> int:
     p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
     p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
-    from .repair import add_arguments as add_repair_arguments
-
-    add_repair_arguments(sub.add_parser("repair", help="feedback repair over R rounds"))
+    for name, help_text in MODULE_COMMANDS.items():
+        _module(name).add_arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
 
+    if args.command in MODULE_COMMANDS:
+        return _module(args.command).main(args)
     if args.command == "tasks-dir":
         from .registration import tasks_dir
 
@@ -68,10 +86,6 @@ def main(argv=None) -> int:
         from .models import tiny_model_path
 
         print(tiny_model_path())
-    elif args.command == "repair":
-        from .repair import main as repair
-
-        return repair(args)
     return 0
 
 

@@ -276,7 +276,11 @@ class ReplayLM(LM):
             logger.warning(msg, *args)
 
     def _lookup(self, req) -> SavedDoc | None:
-        task, doc_id = req.task_name, _norm_doc_id(req.doc_id)
+        # our docs carry their own id; lm-eval's req.doc_id is the position in the run,
+        # which differs from it when lm-eval runs a subset (--samples)
+        doc = getattr(req, "doc", None)
+        own = doc.get("doc_id") if isinstance(doc, dict) else None
+        task, doc_id = req.task_name, _norm_doc_id(req.doc_id if own is None else own)
         sd = self._saved.get((task, doc_id))
         if sd is not None and (sd.doc_hash is None or getattr(req, "doc", None) is None):
             return sd
