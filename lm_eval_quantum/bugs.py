@@ -43,7 +43,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from .mutation import QASM_GATES, parse_qasm_gate
+from .mutation import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
 from .problems import ORDER_RULE, Problem, gate_set_rule
 
 CATEGORIES = {
@@ -80,7 +80,6 @@ QASM2_U = {"x": ("pi", "0", "pi"), "y": ("pi", "pi/2", "pi/2"), "z": ("0", "0", 
 QASM2_U_ROTATION = {"rx": ("{}", "-pi/2", "pi/2"), "ry": ("{}", "0", "0"), "rz": ("0", "0", "{}"),
                     "p": ("0", "0", "{}")}
 _MEASURE = re.compile(r"^\s*([A-Za-z_]\w*)\[(\d+)\]\s*=\s*measure\s+([A-Za-z_]\w*)\[(\d+)\]\s*;\s*$")
-_QUBIT_DECL = re.compile(r"^\s*qubit\s*\[\s*(\d+)\s*\]\s*([A-Za-z_]\w*)\s*;")
 
 
 # --- the corpus ---------------------------------------------------------------------------
@@ -345,17 +344,6 @@ def program_of(params: dict) -> Program:
                    params["measured"])
 
 
-# --- answers of the label tasks ------------------------------------------------------------------
-def parse_line(response: str) -> int | None:
-    m = re.search(r"\d+", response or "")
-    return int(m.group()) if m else None
-
-
-def parse_category(response: str) -> str | None:
-    m = re.search(r"\bC\s*([1-4])\b", response or "", flags=re.IGNORECASE)
-    return f"C{m.group(1)}" if m else None
-
-
 def gate_count(text: str) -> int:
     """The judge's gate count (simulate.circuit_stats) of a valid program, built by the
     QASM adapter in-process (trusted: our own reference programs, at build time)."""
@@ -430,6 +418,10 @@ class LabelTask(DebugTask):
     variants = ("",)
 
     def answers(self, params) -> list[str]:
+        raise NotImplementedError
+
+    def parse_answer(self, response: str) -> str | None:
+        """The answer a response gives, comparable with `answers` (None: none found)."""
         raise NotImplementedError
 
     def answer_text(self, framework, params):

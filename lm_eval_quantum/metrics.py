@@ -169,19 +169,13 @@ def process_results(doc, results):
 
 
 def process_label_results(doc, results):
-    """Debugging locate / classify: the first line number (locate) or category code
-    (classify) in the response against the recorded bug; `accuracy`, and per bug
-    category (NaN for the doc's other categories)."""
-    from .bugs import parse_category, parse_line
+    """Debugging locate / classify: the answer the response gives (the problem's
+    `parse_answer`: the first line number, or category code) against the recorded bug;
+    `accuracy`, and per bug category (NaN for the doc's other categories)."""
+    from .problems import get_problem
 
-    spec = json.loads(doc["check"])
-    response = results[0] if results else ""
-    if doc["problem"] == "debug_locate":
-        line = parse_line(response)
-        answer = None if line is None else str(line)
-    else:
-        answer = parse_category(response)
-    correct = float(answer in spec["accepted"])
+    answer = get_problem(doc["problem"]).parse_answer(results[0] if results else "")
+    correct = float(answer in json.loads(doc["check"])["accepted"])
     out = {"accuracy": correct}
     for category in BUG_CATEGORIES:
         out[f"accuracy_{category}"] = correct if category == doc["bug_category"] else math.nan

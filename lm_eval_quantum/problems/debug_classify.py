@@ -1,5 +1,7 @@
 """Debugging: the category (QBugLM's taxonomy C1-C4) of the one injected bug of an
 OpenQASM 3 program.  Scored by `accuracy` (and per bug category); no execution."""
+import re
+
 from ..bugs import TAXONOMY_TEXT, LabelTask
 
 
@@ -11,6 +13,10 @@ class DebugClassify(LabelTask):
 
     def answers(self, params):
         return [params["category"]]
+
+    def parse_answer(self, response):
+        m = re.search(r"\bC\s*([1-4])\b", response or "", flags=re.IGNORECASE)   # the first code
+        return f"C{m.group(1)}" if m else None
 
 
 PROBLEM = DebugClassify()

@@ -1,5 +1,7 @@
 """Debugging: the line of the one injected bug of an OpenQASM 3 program (QBugLM's
 QBugFind, location).  Scored by `accuracy` (and per bug category); no execution."""
+import re
+
 from ..bugs import LabelTask
 
 
@@ -20,6 +22,10 @@ class DebugLocate(LabelTask):
 
     def answers(self, params):
         return [str(line) for line in params["bug_lines"]]
+
+    def parse_answer(self, response):
+        m = re.search(r"\d+", response or "")       # the first number
+        return str(int(m.group())) if m else None
 
 
 PROBLEM = DebugLocate()
