@@ -499,17 +499,20 @@ def warm_up() -> None:
     sys.modules.pop(CANDIDATE_MODULE, None)
 
 
+# What the zygote imports before it forks (the sandbox's start-up probe checks
+# that each top-level package is reachable from inside the sandbox).
+PRELOADED_MODULES = ("numpy", "qiskit", "qiskit.qasm3", "qiskit_qasm3_import", "cirq", "pennylane")
+
+
 def preload() -> None:
     """Import every framework and warm each adapter once (called in the zygote)."""
+    import importlib
+
     for var in THREAD_ENV:
         os.environ.setdefault(var, "1")
     os.environ.setdefault("QISKIT_PARALLEL", "FALSE")
-    import numpy  # noqa: F401
-    import qiskit  # noqa: F401
-    import qiskit.qasm3  # noqa: F401
-    import qiskit_qasm3_import  # noqa: F401
-    import cirq  # noqa: F401
-    import pennylane  # noqa: F401
+    for name in PRELOADED_MODULES:
+        importlib.import_module(name)
 
     for framework in FRAMEWORKS:
         _adapter(framework)

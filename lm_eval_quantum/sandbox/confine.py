@@ -347,11 +347,18 @@ CHILD_READ = ("/proc/self",)
 CHILD_RW = ("/dev/null",)
 
 
-def _around(root: Path, hidden: list[Path], rules: list[tuple[str, int]]) -> None:
-    """Allow `root` for reading except the `hidden` paths beneath it."""
-    inside = [h for h in hidden if root in h.parents]
-    if root in hidden:
+def _around(root: Path, hidden: list[Path], rules: list[tuple[str, int]],
+            seen: set[Path] | None = None) -> None:
+    """Allow `root` for reading except the `hidden` paths beneath it.
+
+    A Landlock rule follows symlinks, so every entry is judged by where it leads:
+    a venv's ``lib64 -> lib`` is the tree that holds the hidden package and is
+    allowed entry by entry too, never whole."""
+    seen = set() if seen is None else seen
+    if root in seen or root in hidden:
         return
+    seen.add(root)
+    inside = [h for h in hidden if root in h.parents]
     if not inside:
         rules.append((str(root), READ))
         return
@@ -361,7 +368,9 @@ def _around(root: Path, hidden: list[Path], rules: list[tuple[str, int]]) -> Non
     except OSError:
         return
     for entry in entries:
-        _around(Path(entry.path), inside, rules)
+        target = Path(entry.path).resolve()
+        # a link that leads out of this tree is judged against every hidden path
+        _around(target, inside if root in target.parents else hidden, rules, seen)
 
 
 def read_rules(readable: list[str | Path], hidden: list[str | Path],

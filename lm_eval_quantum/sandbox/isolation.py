@@ -70,6 +70,7 @@ ENV_MIN_LEVEL = "LMQ_MIN_ISOLATION"  # fail fast when the chosen level is weaker
 ALLOWED_PACKAGE_ENTRIES = ("__init__.py", "wire.py", "thresholds.py", "sandbox", "frameworks")
 SANDBOX_PKG_ROOT = "/opt/lmq"        # PYTHONPATH inside the sandbox
 SANDBOX_TMP_MB = 1024                # size cap of the private /tmp tmpfs (all samples)
+_SANDBOX_MOUNTS = ("/tmp", "/proc", "/dev", SANDBOX_PKG_ROOT)   # the sandbox's own
 
 # Capabilities the zygote keeps when bwrap runs as real root: to give each
 # child its own uid and temp dir, and to kill and clean up after it.
@@ -102,13 +103,63 @@ def package_dir() -> Path:
 
 
 def python_executable() -> str:
-    return os.path.realpath(sys.executable)
+    """The harness's own interpreter, as invoked: never resolved through symlinks.
+
+    A venv's ``bin/python`` is usually a symlink to the base interpreter; Python
+    finds the venv (``pyvenv.cfg``, and so its site-packages) from the path it was
+    started as, so resolving the link would start the base interpreter without the
+    venv's packages."""
+    return os.path.abspath(sys.executable)
+
+
+def _user_site() -> Path | None:
+    """The user site-packages (``pip install --user``) when the harness imports from it."""
+    import site
+
+    if not site.ENABLE_USER_SITE:
+        return None
+    path = site.getusersitepackages()
+    return Path(path) if path in sys.path and os.path.isdir(path) else None
+
+
+def interpreter_flags() -> tuple[list[str], dict[str, str]]:
+    """Command-line flags and environment that give the sandboxed interpreter the
+    harness's import path: ``-s`` (no user site) unless the harness uses the user
+    site, in which case ``PYTHONUSERBASE`` points the sandbox at the same one
+    (its ``HOME`` differs)."""
+    import site
+
+    if _user_site() is None:
+        return ["-s"], {"PYTHONNOUSERSITE": "1"}
+    return [], {"PYTHONUSERBASE": site.getuserbase()}
 
 
 def python_prefixes() -> list[Path]:
-    """The Python installation(s) the sandbox must be able to read."""
-    return [Path(p).resolve() for p in dict.fromkeys(
-        [sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(python_executable()))])]
+    """The Python installation(s) the sandbox must be able to read: the base
+    interpreter, the environment (venv, conda env, ...), the user site, and any
+    other directory on the harness's ``sys.path`` (``.pth`` files of other editable
+    installs) except the working directory and the hidden package and checkout."""
+    exe = Path(python_executable())
+    roots = [sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix,
+             exe.parent.parent, Path(os.path.realpath(exe)).parent.parent]
+    user = _user_site()
+    if user is not None:
+        roots.append(user)
+    # Never the script's directory or the working directory (sys.path[0]), nor a
+    # directory that holds or contains the hidden package, nor one that would
+    # cover the sandbox's own /tmp, /proc, /dev or package root.
+    hidden = [*hidden_paths(package_dir()), *map(Path, _SANDBOX_MOUNTS)]
+    for entry in sys.path[1:]:
+        if not entry or not os.path.isdir(entry):
+            continue
+        path = Path(entry).resolve()
+        if any(h == path or h in path.parents or path in h.parents for h in hidden):
+            continue
+        roots.append(path)
+    resolved = [Path(p).resolve() for p in roots]
+    # keep the outermost of nested roots
+    unique = list(dict.fromkeys(resolved))
+    return [p for p in unique if not any(q != p and q in p.parents for q in unique)]
 
 
 def hidden_paths(pkg: Path) -> list[Path]:
@@ -129,7 +180,6 @@ def clean_env(home: str, pythonpath: str) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONNOUSERSITE": "1",
         "PYTHONPATH": pythonpath,
         "MPLBACKEND": "Agg",
         "QISKIT_PARALLEL": "FALSE",
@@ -141,6 +191,7 @@ def clean_env(home: str, pythonpath: str) -> dict[str, str]:
         "JE_ARROW_MALLOC_CONF": "background_thread:false",
     }
     env.update({name: "1" for name in _THREAD_VARS})
+    env.update(interpreter_flags()[1])
     return env
 
 
@@ -188,14 +239,17 @@ def bwrap_argv(inner: list[str], *, privileged: bool) -> list[str]:
     ro("/etc/ld.so.cache")
     ro("/etc/alternatives")
     ro("/etc/fonts")            # fontconfig (matplotlib); nothing secret
-    for prefix in python_prefixes():
-        if not _under(prefix, bound):
-            ro(prefix)
     # /tmp holds only the zygote's per-job dirs: samples with their own uid may
     # enter theirs but create nothing beside it (Landlock enforces the same for all).
+    # Mounted before the Python installation, so that an environment under /tmp is
+    # bound on top of the private /tmp instead of being hidden by it.
     argv += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(SANDBOX_TMP_MB * 2**20), "--perms", "0711" if privileged else "1777",
              "--tmpfs", "/tmp"]
+    made.add(Path("/tmp"))
+    for prefix in python_prefixes():
+        if not _under(prefix, bound):
+            ro(prefix)
     # R1: hide the real package (and its checkout) if a bind above exposes it.
     pkg = package_dir()
     for d in hidden_paths(pkg):
@@ -214,9 +268,10 @@ def bwrap_argv(inner: list[str], *, privileged: bool) -> list[str]:
 def zygote_command(level: str) -> ZygoteCommand:
     """How to start the zygote at `level` (argv, env, cwd)."""
     py = python_executable()
+    flags, _ = interpreter_flags()
     if level == "bwrap":
         privileged = os.geteuid() == 0
-        inner = [py, "-s", "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", "bwrap"]
+        inner = [py, *flags, "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", "bwrap"]
         if privileged:
             inner.append("--drop-uid")
         return ZygoteCommand(
@@ -232,7 +287,7 @@ def zygote_command(level: str) -> ZygoteCommand:
         home = tempfile.mkdtemp(prefix="lmq-zygote-")
         os.chmod(home, 0o711)    # children with their own uid reach their job dir only
         privileged = os.geteuid() == 0
-        argv = [py, "-s", "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", level,
+        argv = [py, *flags, "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", level,
                 "--tmp", home]
         if privileged:
             argv.append("--drop-uid")
@@ -248,12 +303,37 @@ def zygote_command(level: str) -> ZygoteCommand:
 
 
 # --- probes: does a level actually work on this machine? -----------------------
+def required_modules() -> list[str]:
+    """Top-level packages the zygote preloads (:data:`frameworks.PRELOADED_MODULES`)."""
+    from lm_eval_quantum.frameworks import PRELOADED_MODULES
+
+    return list(dict.fromkeys(name.split(".")[0] for name in PRELOADED_MODULES))
+
+
+def missing_modules() -> list[str]:
+    """Required packages this (the harness's) environment does not have at all."""
+    import importlib.util
+
+    return [m for m in required_modules() if importlib.util.find_spec(m) is None]
+
+
+# Run by the sandboxed interpreter: the sandbox side of the package imports, and
+# every framework the zygote will preload is found on the sandbox's import path.
+_BWRAP_CHECK = """
+import importlib.util, sys
+import lm_eval_quantum.wire, lm_eval_quantum.thresholds, lm_eval_quantum.sandbox.zygote
+missing = [m for m in {modules!r} if importlib.util.find_spec(m) is None]
+sys.exit("not importable inside the sandbox: " + ", ".join(missing) if missing else 0)
+"""
+
+
 def _probe_bwrap() -> str | None:
     if not (shutil.which("bwrap") or os.path.exists("/usr/bin/bwrap")):
         return "bubblewrap (bwrap) is not installed"
     cmd = zygote_command("bwrap")
-    check = "import lm_eval_quantum.wire, lm_eval_quantum.thresholds, lm_eval_quantum.sandbox.zygote"
-    argv = bwrap_argv([python_executable(), "-s", "-c", check],
+    modules = [m for m in required_modules() if m not in missing_modules()]
+    flags, _ = interpreter_flags()
+    argv = bwrap_argv([python_executable(), *flags, "-c", _BWRAP_CHECK.format(modules=modules)],
                       privileged=cmd.drop_uid)
     try:
         proc = subprocess.run(argv, env=cmd.env, cwd="/", capture_output=True,
@@ -302,7 +382,7 @@ def _probe_kernel() -> str | None:
     if confine.landlock_abi() < 1:
         return "Landlock is not enabled in this kernel"
     try:
-        proc = subprocess.run([python_executable(), "-s", "-c", _KERNEL_CHECK],
+        proc = subprocess.run([python_executable(), *interpreter_flags()[0], "-c", _KERNEL_CHECK],
                               env=clean_env(tempfile.gettempdir(), str(package_dir().parent)),
                               capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -333,6 +413,41 @@ def strength(level: str) -> int:
     return len(LEVELS) - LEVELS.index(level)
 
 
+def advice(level: str, reason: str) -> str:
+    """What would make `level` work on this machine, from its probe's `reason`."""
+    text = reason.lower()
+    if level == "bwrap":
+        if "not installed" in text:
+            return ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
+                    "Fedora: dnf install bubblewrap)")
+        if any(s in text for s in ("namespace", "uid map", "operation not permitted",
+                                   "permission denied")):
+            return ("allow unprivileged user namespaces (Debian: sysctl -w "
+                    "kernel.unprivileged_userns_clone=1; Ubuntu 24.04+: sysctl -w "
+                    "kernel.apparmor_restrict_unprivileged_userns=0; in a container: start it "
+                    "with user namespaces allowed), or run the harness as root")
+        if "not importable" in text:
+            return ("the sandbox cannot see part of this Python environment; please report "
+                    "this with the output of `python -m lm_eval_quantum doctor`")
+    if level == "kernel":
+        if "landlock" in text:
+            return "a Linux kernel >= 5.13 with Landlock enabled (lsm=...,landlock)"
+        if "seccomp" in text or "x86_64" in text:
+            return "Linux on x86_64 with seccomp filters"
+    return "see the reason above"
+
+
+def refusals(chosen: str) -> dict[str, str]:
+    """{level: probe's reason} for every level stronger than `chosen` (cached probes)."""
+    return {level: probe(level) or "not tried" for level in LEVELS[:LEVELS.index(chosen)]}
+
+
+def describe_refusals(chosen: str) -> str:
+    """Why each stronger level than `chosen` was refused, with a fix for each."""
+    return "; ".join(f"{level} refused: {why} (fix: {advice(level, why)})"
+                     for level, why in refusals(chosen).items())
+
+
 def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
     """Pick the level to run.
 
@@ -350,29 +465,23 @@ def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
             raise IsolationUnavailable(
                 f"unknown isolation level {name!r}; choose one of auto, {', '.join(LEVELS)}")
     if requested == "auto":
-        reasons = []
-        for level in LEVELS:
-            why = probe(level)
-            if why is None:
-                chosen = level
-                break
-            reasons.append(f"{level}: {why}")
-        else:  # pragma: no cover - rlimits always works
-            raise IsolationUnavailable("no isolation level works: " + "; ".join(reasons))
+        chosen = next(level for level in LEVELS if probe(level) is None)  # rlimits always works
+        why_not = describe_refusals(chosen)
     else:
         why = probe(requested)
         if why is not None:
-            raise IsolationUnavailable(f"isolation level {requested!r} is unavailable: {why}")
-        chosen, reasons = requested, []
+            raise IsolationUnavailable(f"isolation level {requested!r} is unavailable: {why} "
+                                       f"(fix: {advice(requested, why)})")
+        chosen, why_not = requested, ""
     if minimum and strength(chosen) < strength(minimum):
         raise IsolationUnavailable(
             f"{ENV_MIN_LEVEL}={minimum} but the sandbox would run at {chosen!r}"
-            + (f" ({'; '.join(reasons)})" if reasons else ""))
+            + (f": {why_not}" if why_not else ""))
     if chosen == LEVELS[-1]:
         warnings.warn(
             f"lm-eval-quantum sandbox: running candidates with isolation level {chosen!r} "
             "only (rlimits, no namespaces, no Landlock/seccomp): candidate code can read host "
-            "files and use the network. Install bubblewrap for real isolation"
-            + (f" ({'; '.join(reasons)})" if reasons else "") + ".",
+            "files and use the network"
+            + (f". {why_not}" if why_not else "") + ".",
             RuntimeWarning, stacklevel=3)
     return chosen
