@@ -8,6 +8,11 @@
                          exit on any false reject); --mutants: the mutation self-test instead
                          (non-zero exit on any false accept or false reject)
   tiny-model             print the path of the embedded tiny model checkpoint
+  doctor [--frameworks F[,F...]] [--isolation L] [--min-isolation L]
+                         check this installation: every framework importable, the sandbox
+                         level reached (and why stronger ones were refused), one canonical
+                         answer per framework scored; the same check lm_eval runs before
+                         the model (non-zero exit on failure)
   repair --model M [--model_args A] --tasks P[,P...] [--rounds R] [lm-eval flags]
                          feedback repair: judge each answer and ask again with the verdict,
                          R rounds (default 5); the pass@1 curve over the rounds
@@ -35,6 +40,13 @@ def _module(command: str):
     return importlib.import_module(f".{command}", __package__)
 
 
+def _isolation_flags(args) -> None:
+    from .cli import take_isolation_flags
+
+    take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
+                          (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lm_eval_quantum", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,6 +65,10 @@ def main(argv=None) -> int:
     p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
     p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     sub.add_parser("tiny-model", help="print the embedded model path")
+    p_doc = sub.add_parser("doctor", help="check the installation and the sandbox")
+    p_doc.add_argument("--frameworks", help="comma-separated (default: all)")
+    p_doc.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
+    p_doc.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
     for name, help_text in MODULE_COMMANDS.items():
         _module(name).add_arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
@@ -67,11 +83,13 @@ def main(argv=None) -> int:
         from .api import list_tasks
 
         print("\n".join(list_tasks(args.pattern)))
-    elif args.command == "selfcheck":
-        from .cli import take_isolation_flags
+    elif args.command == "doctor":
+        from .preflight import doctor
 
-        take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
-                              (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
+        _isolation_flags(args)
+        return doctor(args.frameworks.split(",") if args.frameworks else None)
+    elif args.command == "selfcheck":
+        _isolation_flags(args)
         if args.seeds < 1:
             parser.error("--seeds must be at least 1")
         if args.mutants:

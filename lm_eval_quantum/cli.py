@@ -140,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console script ``lm-eval-quantum`` (see the module docstring)."""
     if argv is not None:
         sys.argv = [sys.argv[0] if sys.argv else "lm-eval-quantum", *argv]
+    if sys.argv[1:2] == ["doctor"]:     # the pack's own installation check
+        from .__main__ import main as pack_main
+
+        raise SystemExit(pack_main(sys.argv[1:]))
     sys.argv = [sys.argv[0], *take_isolation_flags(sys.argv[1:])]
 
     registration.install()

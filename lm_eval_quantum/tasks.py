@@ -129,6 +129,8 @@ def task_config(info: TaskInfo) -> dict:
         "test_split": "test",
         "fewshot_split": "fewshot",
     }
+    if info.variant == "ppl" or problem.check == "label":   # answers never run
+        cfg["dataset_kwargs"]["executes"] = False
     if info.variant == "ppl":
         cfg.update({
             "output_type": "loglikelihood_rolling",

@@ -322,22 +322,36 @@ def test_cannot_signal_the_zygote(bwrap_pool):
 
 
 # --- infrastructure failures (R6) ------------------------------------------------------
+KILLER_DEADLINE = 60.0   # a killer that found nothing to kill by then gives up (no hang)
+VICTIM = "lmq-victim"    # the process name a sample gives itself so the test can find it
+
+
 def _kill_when_running(pool: SandboxPool, find, times: int, delay: float = 0.7) -> threading.Thread:
-    """Kill the process `find(pool)` returns, `delay` s after each (re)start, `times` times."""
+    """Kill the process `find(pool)` returns, `delay` s after each (re)start, `times` times
+    (within KILLER_DEADLINE; join the thread with a timeout and check it finished)."""
 
     def killer():
         seen = set()
-        while len(seen) < times:
+        deadline = time.monotonic() + KILLER_DEADLINE
+        while len(seen) < times and time.monotonic() < deadline:
             pid = find(pool)
             if pid and pid not in seen:
                 time.sleep(delay)
                 seen.add(pid)
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             time.sleep(0.05)
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     return thread
+
+
+def _joined(thread: threading.Thread) -> bool:
+    thread.join(KILLER_DEADLINE + 10)
+    return not thread.is_alive()
 
 
 def _zygote_if_running(pool: SandboxPool) -> int | None:
@@ -346,14 +360,25 @@ def _zygote_if_running(pool: SandboxPool) -> int | None:
 
 
 def _sample_if_running(pool: SandboxPool) -> int | None:
+    """The sample that named itself VICTIM (``/proc/<pid>/comm`` is readable by
+    anyone, unlike the fds of a non-dumpable process)."""
     zygote = pool._zygote
     if zygote is None or not zygote.alive:
         return None
     server = zygote_host_pid(pool)
-    # Spare children wait for a job without one; a running sample holds its job socket as fd 3.
-    kids = [pid for pid, info in proc_table().items()
-            if info[0] == server and os.path.exists(f"/proc/{pid}/fd/3")]
-    return kids[0] if kids else None
+    for pid, info in proc_table().items():
+        if info[0] != server:
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == VICTIM:
+                    return pid
+        except OSError:
+            continue
+    return None
+
+
+NAME_ITSELF = f"import ctypes; ctypes.CDLL(None).prctl(15, b'{VICTIM}', 0, 0, 0)\n"
 
 
 def test_zygote_death_is_retried_not_charged(pool):
@@ -361,7 +386,7 @@ def test_zygote_death_is_retried_not_charged(pool):
     restarts = pool.restarts
     killer = _kill_when_running(pool, lambda p: victim, times=1)
     res = pool.run(job("import time; time.sleep(1.5)", wall_seconds=20), ignore)
-    killer.join()
+    assert _joined(killer)
     assert res.status == "exited" and res.retried and artifact(res) is not None, res
     assert zygote_host_pid(pool) != victim and pool.restarts == restarts + 1
     assert pool.infra_events and "zygote died" in pool.infra_events[-1]["detail"]
@@ -372,8 +397,8 @@ def test_sample_killed_from_outside_is_retried(pool):
     if not pool.zygote_info["seccomp"]:
         pytest.skip("without the seccomp filter an outside SIGKILL looks like the sample's own")
     killer = _kill_when_running(pool, _sample_if_running, times=1, delay=0.3)
-    res = pool.run(job("import time; time.sleep(1.5)", wall_seconds=20), ignore)
-    killer.join()
+    res = pool.run(job(NAME_ITSELF + "import time; time.sleep(1.5)", wall_seconds=20), ignore)
+    assert _joined(killer)
     assert res.status == "exited" and res.retried and artifact(res) is not None, res
     assert "killed from outside" in pool.infra_events[-1]["detail"]
 
@@ -389,7 +414,7 @@ def test_second_infrastructure_failure_is_reported_as_infra(pool):
                        pool.limits)
     killer = _kill_when_running(pool, _zygote_if_running, times=2)
     res = pool.run(spec, session.on_message)
-    killer.join()
+    assert _joined(killer)
     assert res.status == "infra" and res.retried, res
     assert "first attempt" in res.detail
     assert [e["outcome"] for e in pool.infra_events[-2:]] == ["retried", "failed"]
@@ -434,7 +459,15 @@ def test_installed_package_is_hidden_under_a_tmpfs(monkeypatch):
     joined = " ".join(argv)
     assert f"--tmpfs {fake}" in joined
     assert joined.index(f"--tmpfs {fake}") > joined.index(f"--ro-bind {Path(sys.prefix).resolve()}")
-    assert "/etc/passwd" not in joined and " /home" not in joined
+    # what is bound: the system, the Python installation, the package's sandbox side; never
+    # /etc/passwd, a whole home directory or the checkout (a venv may live in a home)
+    sources = [Path(argv[i + 1]) for i, a in enumerate(argv) if a == "--ro-bind"]
+    allowed = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                                  "/etc/ld.so.cache", "/etc/alternatives", "/etc/fonts")]
+    allowed += isolation.python_prefixes()
+    for src in sources:
+        assert src in allowed or src.parent == Path(isolation.package_dir()) or src.parent == fake, src
+    assert Path("/etc/passwd") not in sources and Path.home() not in sources
 
 
 def test_minimum_level_settings_fail_fast(monkeypatch):
@@ -442,6 +475,7 @@ def test_minimum_level_settings_fail_fast(monkeypatch):
     --metadata) refuse to run below the level, before any model runs."""
     from lm_eval_quantum.cli import take_isolation_flags
     from lm_eval_quantum.metrics import load_task_dataset
+    from lm_eval_quantum.preflight import PreflightError
     from lm_eval_quantum.sandbox import pool as pool_module
 
     for name in (isolation.ENV_LEVEL, isolation.ENV_MIN_LEVEL):
@@ -455,7 +489,7 @@ def test_minimum_level_settings_fail_fast(monkeypatch):
     with pytest.warns(RuntimeWarning):
         weak = SandboxPool(workers=1, isolation="rlimits")
     monkeypatch.setattr(pool_module, "_POOL", weak)
-    with pytest.raises(isolation.IsolationUnavailable, match="min_isolation=kernel"):
+    with pytest.raises(PreflightError, match="min_isolation=kernel"):
         load_task_dataset("qiskit_ghz", min_isolation="kernel")
     docs = load_task_dataset("qiskit_ghz", min_isolation="rlimits", limits={"cpu_seconds": 3})
     assert json.loads(docs["test"][0]["limits"]) == {"cpu_seconds": 3}
