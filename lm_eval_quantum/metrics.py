@@ -34,12 +34,16 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def load_task_dataset(task_file: str, min_isolation: str | None = None,
-                      limits: dict | None = None, **_metadata):
-    """The task's docs.  lm-eval passes the task's metadata (YAML ``metadata:``
-    and ``--metadata '{...}'``) here:
+                      limits: dict | None = None, executes: bool = True, **_metadata):
+    """The task's docs.  lm-eval calls this while it builds the tasks, before the
+    model runs, with the task's ``dataset_kwargs`` and metadata (YAML ``metadata:``
+    and ``--metadata '{...}'``):
 
+    * ``executes`` (False for ``_ppl`` and label tasks): whether the task's answers
+      run in the sandbox; if so the preflight (:mod:`lm_eval_quantum.preflight`)
+      proves that they can be scored here, once per framework and process;
     * ``min_isolation``: fail fast, before the model runs, when the sandbox
-      cannot isolate at least that well;
+      cannot isolate at least that well (``LMQ_MIN_ISOLATION`` likewise);
     * ``limits``: sandbox limit overrides for this task's samples (e.g.
       ``{"cpu_seconds": 30}``), carried on each doc to the judge.
     """
@@ -50,31 +54,41 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
     from .sampling import install
 
     install()   # per-request seeds even without the start-up hook (--include_path)
-    if min_isolation:
-        from .sandbox import get_pool
-
-        get_pool(min_isolation=min_isolation)
+    from .generations import install as save_generations; save_generations()   # on disk before scoring
     extra = {}
     if limits:
         limits_from_env(**limits)          # unknown names or bad values fail here
         extra["limits"] = json.dumps(limits, sort_keys=True)
+    docs = {split: read_docs(task_file, split) for split in ("test", "fewshot")}
+    if executes:
+        from .preflight import check
 
-    return DatasetDict({split: Dataset.from_list([{**doc, **extra} for doc in read_docs(task_file, split)])
-                        for split in ("test", "fewshot")})
+        check([docs["test"][0]["framework"]], min_isolation=min_isolation)
+    return DatasetDict({split: Dataset.from_list([{**doc, **extra} for doc in split_docs])
+                        for split, split_docs in docs.items()})
 
 
 def _filter(resps, docs, prefill: bool):
+    """Score a task's responses.  If scoring fails (e.g. ``SandboxError``: the zygote
+    died and cannot restart), the error names the file where this run's generations
+    were saved before scoring (:mod:`.generations`) and the command that re-scores it."""
     from .sampling import warn_identical_samples
     from .scoring import score_samples
 
+    task = f"quantum_{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
     if docs:
-        warn_identical_samples(f"quantum_{docs[0]['framework']}_{docs[0]['problem']}", resps)
+        warn_identical_samples(task, resps)
     items = []
     for doc, responses in zip(docs, resps):
         for k, text in enumerate(responses):
             items.append((doc, with_prefill(text, doc["prefill"] if prefill else None), k))
-    verdicts = iter(score_samples(items))
-    _log_sandbox_summary(docs)
+    try:
+        verdicts = iter(score_samples(items))
+        _log_sandbox_summary(docs)
+    except Exception as err:
+        from .generations import scoring_failed
+
+        raise scoring_failed(task, err) from err
     return [[json.dumps(next(verdicts)) for _ in responses] for responses in resps]
 
 
