@@ -74,8 +74,7 @@ def _fail(what: str, level: str | None = None) -> PreflightError:
         refused = describe_refusals(level)
         if refused:
             parts.append(f"  {refused}")
-    parts.append("  Nothing was generated. Check this machine with: "
-                 "python -m lm_eval_quantum doctor")
+    parts.append("  Nothing has been generated. `python -m lm_eval_quantum doctor` repeats this check.")
     _print_only_the_message_at_top_level()
     return PreflightError("\n".join(parts))
 
@@ -104,7 +103,7 @@ def check(frameworks, min_isolation: str | None = None) -> Report:
         try:
             verdict = _score_probe(framework, pool)
         except SandboxError as exc:
-            raise _fail(f"the sandbox did not start at {pool.isolation!r}: {exc}",
+            raise _fail(f"the sandbox did not start at {pool.isolation!r}: {_first_cause(exc)}",
                         pool.isolation) from None
         if not verdict["passed"] or verdict.get("isolation") != pool.isolation:
             raise _fail(
@@ -117,6 +116,14 @@ def check(frameworks, min_isolation: str | None = None) -> Report:
         logger.info("lm-eval-quantum preflight: sandbox at %s, %s scored in %.1f s",
                     pool.isolation, ", ".join(todo), time.monotonic() - t0)
     return _report
+
+
+def _first_cause(exc: Exception) -> str:
+    """The error's first line and, from the zygote's traceback below it, the last
+    place it was raised (the file that broke), without the traceback itself."""
+    lines = str(exc).strip().splitlines()
+    where = [line.strip() for line in lines[1:] if line.strip().startswith('File "')]
+    return lines[0] + (f" (raised at {where[-1]})" if where else "")
 
 
 def _score_probe(framework: str, pool) -> dict:

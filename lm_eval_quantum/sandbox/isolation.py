@@ -145,21 +145,37 @@ def python_prefixes() -> list[Path]:
     user = _user_site()
     if user is not None:
         roots.append(user)
-    # Never the script's directory or the working directory (sys.path[0]), nor a
-    # directory that holds or contains the hidden package, nor one that would
-    # cover the sandbox's own /tmp, /proc, /dev or package root.
-    hidden = [*hidden_paths(package_dir()), *map(Path, _SANDBOX_MOUNTS)]
-    for entry in sys.path[1:]:
-        if not entry or not os.path.isdir(entry):
-            continue
-        path = Path(entry).resolve()
-        if any(h == path or h in path.parents or path in h.parents for h in hidden):
-            continue
-        roots.append(path)
+    roots += _importable_dirs(sys.path[1:])   # never sys.path[0]: the script's or working dir
     resolved = [Path(p).resolve() for p in roots]
     # keep the outermost of nested roots
     unique = list(dict.fromkeys(resolved))
     return [p for p in unique if not any(q != p and q in p.parents for q in unique)]
+
+
+def _importable_dirs(entries) -> list[Path]:
+    """The import-path `entries` the sandbox may see: existing directories, except
+    one that holds or lies in the hidden package or its checkout, and except /tmp,
+    /proc, /dev, the sandbox's package root and their ancestors (a directory below
+    /tmp is bound on top of the private /tmp)."""
+    hidden = hidden_paths(package_dir())
+    mounts = [Path(m) for m in _SANDBOX_MOUNTS]
+    dirs = []
+    for entry in entries:
+        if not entry or not os.path.isdir(entry):
+            continue
+        path = Path(entry).resolve()
+        if any(h == path or h in path.parents or path in h.parents for h in hidden) or \
+                any(m == path or path in m.parents for m in mounts):
+            continue
+        dirs.append(path)
+    return dirs
+
+
+def pythonpath(first: str) -> str:
+    """The sandbox's ``PYTHONPATH``: `first` (the package's sandbox side), then the
+    harness's own ``PYTHONPATH`` entries that the sandbox may see."""
+    extra = _importable_dirs(os.environ.get("PYTHONPATH", "").split(os.pathsep))
+    return os.pathsep.join([first, *map(str, extra)])
 
 
 def hidden_paths(pkg: Path) -> list[Path]:
@@ -170,8 +186,8 @@ def hidden_paths(pkg: Path) -> list[Path]:
     return hide
 
 
-def clean_env(home: str, pythonpath: str) -> dict[str, str]:
-    """The zygote's whole environment: nothing inherited but nothing secret."""
+def clean_env(home: str, first_path: str) -> dict[str, str]:
+    """The zygote's whole environment: nothing inherited but the import path (nothing secret)."""
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
@@ -180,7 +196,7 @@ def clean_env(home: str, pythonpath: str) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": pythonpath,
+        "PYTHONPATH": pythonpath(first_path),
         "MPLBACKEND": "Agg",
         "QISKIT_PARALLEL": "FALSE",
         "QISKIT_IN_PARALLEL": "TRUE",
