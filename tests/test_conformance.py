@@ -1054,13 +1054,37 @@ class Sandbox:
         if b"--tmp" in argv:
             base = argv[argv.index(b"--tmp") + 1].decode()
         else:
-            env = Path(f"/proc/{zygote}/environ").read_bytes().split(b"\0")
-            base = next((e[7:].decode() for e in env if e.startswith(b"TMPDIR=")), "/tmp")
-        return Path(f"/proc/{zygote}/root") / base.lstrip("/")
+            base = self.tmpdir_of(zygote)
+        return self.root_of(zygote) / base.lstrip("/")
+
+    @staticmethod
+    def root_of(zygote: int) -> Path:
+        """The zygote's filesystem root seen from the host.  An ordinary user may not
+        follow /proc/<pid>/root of a non-dumpable process; that happens at the levels
+        without a mount namespace (kernel, rlimits), where the root is the host's."""
+        root = Path(f"/proc/{zygote}/root")
+        try:
+            os.listdir(root)
+            return root
+        except PermissionError:
+            return Path("/")
+
+    @staticmethod
+    def tmpdir_of(zygote: int) -> str:
+        """TMPDIR of the zygote, read from its environment or, where that is not
+        readable (a non-dumpable zygote of an ordinary user), from its parent's:
+        bubblewrap passes the same environment on."""
+        for pid in (zygote, proc_table().get(zygote, (None,))[0]):
+            try:
+                env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except (OSError, TypeError):
+                continue
+            return next((e[7:].decode() for e in env if e.startswith(b"TMPDIR=")), "/tmp")
+        return "/tmp"
 
     def private_tmp(self) -> Path:
         _, zygote, _ = self.layout()
-        return Path(f"/proc/{zygote}/root/tmp")
+        return self.root_of(zygote) / "tmp"
 
 
 def settle(check, timeout: float = SETTLE_SECONDS):

@@ -161,7 +161,31 @@ class Channel:
         return reply
 
 
-def _set_limits(limits: dict, address_space: int) -> None:
+def tasks_of_uid(uid: int) -> int:
+    """Threads (tasks) of real uid `uid` that this process can see in /proc."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as f:
+                lines = f.read().split(b"\n")
+        except OSError:
+            continue
+        fields = {line.split(b":")[0]: line.split()[1:] for line in lines if b":" in line}
+        try:
+            if int(fields[b"Uid"][0]) == uid:
+                count += int(fields[b"Threads"][0])
+        except (KeyError, IndexError, ValueError):
+            continue
+    return count
+
+
+def _set_limits(limits: dict, address_space: int, nproc_base: int = 0) -> None:
+    """The sample's rlimits.  RLIMIT_NPROC counts every task of the real uid: a child
+    that shares its uid with others (no uid of its own) may start `processes` tasks
+    beyond the `nproc_base` its uid had when the job was handed out, so that a busy
+    user's own processes never starve an honest sample of threads."""
     cpu = max(1, math.ceil(float(limits["cpu_seconds"])))
     caps = [
         (resource.RLIMIT_CORE, 0),
@@ -169,7 +193,7 @@ def _set_limits(limits: dict, address_space: int) -> None:
         (resource.RLIMIT_AS, address_space),
         (resource.RLIMIT_NOFILE, int(limits["open_files"])),
         (resource.RLIMIT_FSIZE, int(limits["file_size_mb"]) * 2**20),
-        (resource.RLIMIT_NPROC, int(limits["processes"])),
+        (resource.RLIMIT_NPROC, nproc_base + int(limits["processes"])),
     ]
     for res, value in caps:
         soft, hard = value if isinstance(value, tuple) else (value, value)
@@ -331,7 +355,7 @@ def _child(handoff_fd: int, setup_fd: int, tmpdir: str, uid: int | None,
                 os.close(fd)
         handoff.close()
         order = json.loads(data)
-        _set_limits(order["limits"], int(order["address_space"]))
+        _set_limits(order["limits"], int(order["address_space"]), int(order["nproc_base"]))
         confinement.seal()
     except BaseException as exc:  # noqa: BLE001 - the sandbox's fault, not the candidate's
         try:
@@ -412,7 +436,9 @@ class Zygote:
         try:
             limits = msg["limits"]
             order = json.dumps({"limits": limits, "address_space":
-                                vmsize_bytes() + int(limits["memory_mb"]) * 2**20}).encode()
+                                vmsize_bytes() + int(limits["memory_mb"]) * 2**20,
+                                "nproc_base": 0 if self.drop_uid else tasks_of_uid(os.getuid())
+                                }).encode()
             for _ in range(3):                  # a spare may have died since it was forked
                 child = self.idle() or self.fork()
                 try:
