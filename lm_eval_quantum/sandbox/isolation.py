@@ -370,7 +370,8 @@ from lm_eval_quantum.sandbox import confine, isolation
 tmp = tempfile.mkdtemp()
 pkg = isolation.package_dir()
 rules = confine.read_rules([*confine.SYSTEM_READ, *isolation.python_prefixes()],
-                           isolation.hidden_paths(pkg), [pkg / "wire.py"])
+                           isolation.hidden_paths(pkg),
+                           [pkg / entry for entry in isolation.ALLOWED_PACKAGE_ENTRIES])
 confine.install_landlock(rules + [(tmp, 0xFFFFFFFF)])
 confine.install_seccomp()
 open(os.path.join(tmp, "ok"), "w").write("x")
