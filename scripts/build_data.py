@@ -80,9 +80,10 @@ def build_check_doc() -> dict[str, str]:
                         f"<= {th.CANONICAL_FALSE_REJECT:g}: `false reject` is that rate measured on an "
                         f"independent {th.SAMPLED_CALIBRATION_DRAWS:,}-run Monte Carlo)",
         "variational": f"objective within {th.VARIATIONAL_TOLERANCE:g} x |reference| of the exact optimum",
-        "classifier": "one circuit per listed input (build_circuit called with each); <Z> on the "
-                      f"readout qubit has the label's sign with |<Z>| >= {th.CLASSIFIER_MARGIN:g}, or is "
-                      f"within {th.REGRESSION_TOLERANCE:g} of the listed value, for every input",
+        "classifier": "one circuit per listed input and per unlisted input drawn from the rule the "
+                      "prompt states (build_circuit called with each); <Z> on the readout qubit has "
+                      f"the label's sign with |<Z>| >= {th.CLASSIFIER_MARGIN:g}, or is within "
+                      f"{th.REGRESSION_TOLERANCE:g} of the rule's value, for every input",
         "channel": "the parties' locality (judge/locality.py: no gate couples parties except a "
                    "classically controlled one over an allowed classical channel) and the channel "
                    f"inputs -> outputs: entanglement fidelity >= 1 - {th.PROCESS_FIDELITY_EPS:g} with "

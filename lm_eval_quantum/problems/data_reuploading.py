@@ -1,32 +1,40 @@
 """A one-qubit data re-uploading classifier (classifier check).
 
-The prompt lists 8-14 seeded points x in [-pi, pi] (two decimals, sorted) with
-labels +1/-1 from a hidden rule sign(cos(2 (x - s)) - c) (s seeded in [-pi, pi],
-c in [-0.3, 0.3]); every point keeps |cos(2 (x - s)) - c| >= RULE_MARGIN, and
-around the circle of angles the labels change sign at least four times (both
-positive and both negative arcs hold points).  One upload cannot fit them: a
-qubit that sees x once, as a rotation by the angle x between fixed gates, has
-<Z> = A + B cos(x - phi), positive on a single arc.  The candidate writes
-`build_circuit(x)` on one qubit; the judge calls it once per point and passes
-it when <Z> has the sign of the label with |<Z>| >= thresholds.CLASSIFIER_MARGIN
-at every point.  Labels are computed from the rule in numpy.
+The prompt states the labelling rule y = sign(cos(2 (x - s)) - c) with its
+seeded constants s in [-pi, pi], c in [-0.3, 0.3] (two decimals) and how angles
+are drawn: uniformly from [-pi, pi], two decimals, kept when |cos(2 (x - s)) - c|
+>= RULE_MARGIN.  It lists 8-14 such angles (sorted) with their labels; around
+the circle of angles the listed labels change sign at least four times (the rule
+does exactly four times).  One upload cannot fit them: a qubit that sees x once,
+as a rotation by the angle x between fixed gates, has <Z> = A + B cos(x - phi),
+positive on a single arc.  The candidate writes `build_circuit(x)` on one qubit;
+the judge calls it once per listed angle and once per each of `hidden_count`
+unlisted angles drawn from the same rule (check spec only) and passes it when
+<Z> has the sign of the label with |<Z>| >= thresholds.CLASSIFIER_MARGIN at
+every angle.  Labels are computed from the rule in numpy.
 
 The canonical (`reupload_steps`): RY(t0), RZ(t1), then three times RY(x)
-followed by the trained RZ, RY; its 8 angles are trained here at build time
-(qml_classifier.fit, BFGS on a squared hinge loss), rounded to 4 decimals and
-hard-coded; the instance is kept only when they give y <Z> >= TRAINED_MARGIN at
-every point.
+followed by the trained RZ, RY; its 8 angles are fitted here at build time
+(qml_classifier.fit, BFGS) by least squares to the rule's value scaled into
+[-1, 1], (cos(2 (x - s)) - c) / (1 + |c|) (exactly reachable with two uploads),
+at the listed angles and `sample_count` more drawn from the rule; rounded to 4
+decimals and hard-coded.  The instance is kept only when they give y <Z> >=
+TRAINED_MARGIN at every listed and hidden angle and >= DOMAIN_MARGIN at every
+admissible angle of the two-decimal grid.
 """
 from __future__ import annotations
 
 import functools
+import json
 
 import numpy as np
 
 from . import seeded_rng
-from .qml_classifier import TRAINED_MARGIN, Behaviour, format_points
+from .qml_classifier import Behaviour, format_points
 
 RULE_MARGIN = 0.25
+TRAINED_MARGIN = 0.15   # y <Z> of the canonical at listed and hidden angles (3x the judge's margin;
+                        # the rule scaled into [-1, 1] keeps RULE_MARGIN / (1 + |c|) >= 0.19)
 LAYERS = 3
 SIZES = {"test": (8, 10, 12, 14), "fewshot": (10,)}
 
@@ -45,53 +53,70 @@ def sign_changes(labels) -> int:
 
 
 @functools.cache
-def _dataset(split: str, index: int) -> tuple[list, list]:
+def _dataset(split: str, index: int) -> str:
+    """The params (JSON) of one instance: the first seeded draw whose sorted labels
+    change sign at least four times and whose trained canonical keeps the margin at
+    every listed and hidden angle."""
     size = SIZES[split][index]
     rng = seeded_rng("data_reuploading", split, index)
     while True:
-        s, c = rng.uniform(-np.pi, np.pi), rng.uniform(-0.3, 0.3)
-        points = []
-        while len(points) < size:
-            x = round(float(rng.uniform(-np.pi, np.pi)), 2)
-            if abs(np.cos(2 * (x - s)) - c) >= RULE_MARGIN and x not in points:
-                points.append(x)
-        points.sort()
-        labels = [1 if np.cos(2 * (x - s)) > c else -1 for x in points]
+        s, c = round(float(rng.uniform(-np.pi, np.pi)), 2), round(float(rng.uniform(-0.3, 0.3)), 2)
+        params = {"n": 1, "constants": {"s": s, "c": c}}
+        points = sorted(PROBLEM.sample_points(params, rng, size))
+        labels = PROBLEM.rule_targets(params, points)
         if sign_changes(labels) < 4:
             continue
-        params = {"n": 1, "points": points, "labels": labels}
-        if np.min(np.asarray(labels) * PROBLEM.outputs(params)) >= TRAINED_MARGIN:
-            return points, labels
+        params.update(points=points, labels=labels)
+        if PROBLEM.canonical_fits(params):
+            return json.dumps(params)
 
 
 class DataReuploading(Behaviour):
     slug = "data_reuploading"
     title = "Data re-uploading classifier"
+    rule_margin = RULE_MARGIN
+    trained_margin = TRAINED_MARGIN
+    training_note = ("least squares to (cos(2 (x - s)) - c) / (1 + |c|), the stated rule's value "
+                     "scaled into [-1, 1], at the listed angles and {count} more drawn from the rule")
 
     def model(self, params):
         return reupload_steps, [reupload_steps], "reupload_steps(x, THETA)", 2 + 2 * LAYERS
 
+    def rule_value(self, params, xs):
+        c = params["constants"]
+        return np.cos(2 * (np.asarray(xs, dtype=float) - c["s"])) - c["c"]
+
+    def training_targets(self, params, xs):
+        """The rule's value over 1 + |c|: two uploads reach exactly A cos(2 (x - s)) + C
+        with C / A = -c and A = 1 / (1 + |c|) at most, so the canonical is the rule
+        itself, right with margin RULE_MARGIN / (1 + |c|) at every input."""
+        scale = 1 + abs(params["constants"]["c"])
+        return [float(v) / scale for v in self.rule_value(params, xs)]
+
     def instances(self, split):
-        return [{"n": 1, "points": points, "labels": labels}
-                for points, labels in (_dataset(split, i) for i in range(len(SIZES[split])))]
+        return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
 
     def statement(self, params):
         from .. import thresholds as th
 
-        points, labels = params["points"], params["labels"]
-        head = (f"Data re-uploading classifier on one qubit. The training set is {len(points)} "
-                "angles x in [-pi, pi] (radians) with labels +1 or -1:")
+        points, labels, c = params["points"], params["labels"], params["constants"]
+        head = ("Data re-uploading classifier on one qubit. Angles x (radians) are labelled by "
+                "the rule\n"
+                f"  y = sign(cos(2 (x - s)) - c) with s = {c['s']:.2f}, c = {c['c']:.2f};\n"
+                "each angle is drawn uniformly from [-pi, pi], rounded to two decimals, and kept "
+                f"only when |cos(2 (x - s)) - c| >= {RULE_MARGIN:g}. The training set is these "
+                f"{len(points)} angles with their labels +1 or -1:")
         task = ("A qubit that sees x only once, as a rotation by the angle x between fixed gates, "
                 "has <Z> = A + B cos(x - phi), which is positive on a single arc of angles; going "
-                "around the circle these labels change sign at least four times, so encode x "
-                "several times (data re-uploading), interleaved with trained single-qubit "
-                "rotations. Write `build_circuit(x)`, which receives one angle x (a float) and "
-                "builds a 1-qubit circuit that starts in |0>; its parameters are fixed numbers "
-                "you have trained on this set, or are trained by a loop inside your code. The "
-                "classifier's output is the expectation value <Z> of the Pauli Z on qubit 0 of "
-                "the output state: for every listed x it must have the sign of the label with "
-                f"|<Z>| >= {th.CLASSIFIER_MARGIN:g}. The judge calls `build_circuit` once per "
-                "listed x and computes <Z> exactly.")
+                "around the circle this rule changes sign four times, so encode x several times "
+                "(data re-uploading), interleaved with trained single-qubit rotations. Write "
+                "`build_circuit(x)`, which receives one angle x (a float) and builds a 1-qubit "
+                "circuit that starts in |0>; its parameters are fixed numbers you have trained "
+                "(on this set or on more angles drawn from the rule), or are trained by a loop "
+                "inside your code. The classifier's output is the expectation value <Z> of the "
+                "Pauli Z on qubit 0 of the output state: at every angle it must have the sign of "
+                f"the label with |<Z>| >= {th.CLASSIFIER_MARGIN:g}. "
+                + self.evaluation_rule(params, "angle"))
         return f"{head}\n{format_points(points, labels=labels)}\n{task}"
 
 

@@ -1,26 +1,30 @@
 """A two-qubit variational classifier on a labelled 2-D dataset (classifier check).
 
-The prompt lists 6-10 seeded points x = (x0, x1) (two decimals, in [-pi, pi])
-with labels +1/-1.  The labels follow a checkerboard rule the circuit can
-express, sign(cos(x0 + a) cos(x1 + b)) with seeded hidden a, b, and every point
-keeps |cos(x0 + a) cos(x1 + b)| >= RULE_MARGIN; each label occurs at least a
-third of the time.  The candidate writes `build_circuit(x)` returning a 2-qubit
-circuit (angle encoding, then a trained ansatz); the judge calls it once per
-point and passes it when <Z> on qubit 0 has the sign of the label with |<Z>| >=
-thresholds.CLASSIFIER_MARGIN at every point.  Labels are computed from the
-rule in numpy, independently of any circuit.
+The prompt states the labelling rule y = sign(cos(x0 + a) cos(x1 + b)) with its
+seeded constants a, b (two decimals) and how points are drawn: uniformly from
+[-pi, pi]^2, two decimals, kept when |cos(x0 + a) cos(x1 + b)| >= RULE_MARGIN.
+It lists 6-10 such points with their labels (each label at least a third of the
+time).  The candidate writes `build_circuit(x)` returning a 2-qubit circuit
+(angle encoding, then a trained ansatz); the judge calls it once per listed
+point and once per each of `hidden_count` unlisted points drawn from the same
+rule (in the check spec only: never in the prompt or a verdict message) and
+passes it when <Z> on qubit 0 has the sign of the label with |<Z>| >=
+thresholds.CLASSIFIER_MARGIN at every point, so a table of the listed points
+fails.  Labels are computed from the rule in numpy, independently of any circuit.
 
 The canonical: RY(x0), RY(x1) on qubits 0 and 1, then RY and RZ on each qubit,
 a CNOT from qubit 1 to qubit 0 and RZ, RY on qubit 0 (`pair_steps`; its <Z0> can
-be a cos(x0 + t0) cos(x1 + t1)).  Its six parameters are trained here, at
-build time, by BFGS on a squared hinge loss over the listed points (our own
-numpy simulation, `apply_step`), rounded to 4 decimals and hard-coded; the
-instance is kept only when the rounded parameters give y <Z> >= TRAINED_MARGIN
-on every point.
+be a cos(x0 + t0) cos(x1 + t1)).  Its six parameters are fitted here, at build
+time, by BFGS (least squares to the rule's value at the listed points and
+`sample_count` more drawn from the rule; our own numpy simulation,
+`apply_step`), rounded to 4 decimals and hard-coded; the instance is kept only
+when the rounded parameters give y <Z> >= TRAINED_MARGIN at every listed and
+hidden point and >= DOMAIN_MARGIN at every admissible point of the two-decimal
+grid (in practice the canonical is the rule's value: y <Z> >= RULE_MARGIN).
 
 This module also holds what the quantum-ML problems share: the numpy step
 simulator, the trainer, the gate-dispatch template of the canonicals and the
-classifier-kind problem base class.
+classifier-kind problem base class (`Behaviour`: rule, hidden points, training).
 """
 from __future__ import annotations
 
@@ -32,8 +36,9 @@ import numpy as np
 
 from . import Problem, seeded_rng
 
-RULE_MARGIN = 0.3       # |rule value| of every listed point (labels are far from the boundary)
-TRAINED_MARGIN = 0.2    # y <Z> of the canonical on every point (4x the judge's margin)
+RULE_MARGIN = 0.3       # |rule value| of every point, listed or hidden (far from the boundary)
+TRAINED_MARGIN = 0.2    # y <Z> of the canonical at every listed and hidden point (4x the judge's margin)
+DOMAIN_MARGIN = 0.1     # y <Z> of the canonical at every admissible input of the grid (2x)
 
 
 # --- shared: a numpy simulator of gate steps -------------------------------------------------
@@ -174,16 +179,39 @@ class Trainable(Problem):
 
 class Behaviour(Trainable):
     """A quantum-ML task of kind "classifier": `build_circuit(x)` is called once per
-    listed input (params["points"]); <Z> on qubit 0 is compared with params["labels"]
-    or params["values"].  Subclasses define `instances`, `statement` and `model(params)`
-    -> (steps function used in training, helper functions of the canonical, the call
-    building the steps inside build_circuit, number of parameters)."""
+    listed input (params["points"], stated in the prompt with its label or value) and
+    once per each of `hidden_count` unlisted inputs drawn from the same rule (`hidden`;
+    they reach the sandbox as batch entries, never the prompt or a verdict message);
+    <Z> on qubit 0 is compared with the label or value of each.  A table of the listed
+    points therefore fails, a model of the rule (which the prompt states) passes.
+
+    The rule: an input is `candidate(rng)` (uniform on [-pi, pi]^dims, two decimals),
+    kept when `admissible` (|rule value| >= the rule's margin); its target is the sign
+    of `rule_value` (labels) or the value rounded to 4 decimals (`values = True`).
+    Listed, hidden and training inputs are all drawn this way (`sample_points`).
+    Subclasses define `instances`, `statement`, `rule_value`, `rule_margin` and
+    `model(params)` -> (steps function used in training, helper functions of the
+    canonical, the call building the steps inside build_circuit, number of parameters).
+
+    The canonical is trained (`training_targets`, BFGS) on the listed inputs and
+    `sample_count` more drawn from the stated rule (disjoint from the hidden ones);
+    an instance is kept only when it keeps `trained_margin` (or `fit_error`) at every
+    listed and hidden input and DOMAIN_MARGIN (or `fit_error`) at every admissible
+    input of the grid (`canonical_fits`): it models the rule, not the list."""
 
     qubit_naming = "index"     # the readout is qubit 0 in every framework
     fixed_width = True         # a model of one or two qubits: instances vary the data set
+    version = 2                # 2: hidden points from the stated rule, canonicals trained on it
 
     check = "classifier"
     x_type = "float"
+    dims = 1                   # coordinates of an input
+    values = False             # targets: labels (sign of the rule) or values (regression)
+    rule_margin = 0.0          # |rule value| of every input (listed or hidden)
+    hidden_count = 16          # unlisted inputs the judge also evaluates
+    sample_count = 48          # inputs from the rule added to the canonical's training set
+    trained_margin = TRAINED_MARGIN   # labels: y <Z> of the canonical at listed and hidden inputs
+    fit_error = 0.005          # values: the canonical's largest error at any input
 
     def signature(self, framework, params):
         return f"build_circuit(x: {self.x_type})"
@@ -192,25 +220,133 @@ class Behaviour(Trainable):
         return [params["points"][0]]
 
     def targets(self, params) -> list:
-        return params["labels"] if "labels" in params else params["values"]
+        return params["values"] if self.values else params["labels"]
+
+    # --- the rule: listed, hidden and training inputs are drawn by the same function --------
+    def rule_value(self, params, xs) -> np.ndarray:
+        """The rule's value at inputs xs (a list of inputs)."""
+        raise NotImplementedError
+
+    def candidate(self, rng):
+        """One raw draw: uniform on [-pi, pi] per coordinate, rounded to two decimals."""
+        if self.dims == 1:
+            return round(float(rng.uniform(-np.pi, np.pi)), 2)
+        return [round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, self.dims)]
+
+    def admissible(self, params, xs) -> np.ndarray:
+        return np.abs(self.rule_value(params, xs)) >= self.rule_margin
+
+    def rule_targets(self, params, xs) -> list:
+        """Labels (int +1/-1) or values (4 decimals) of inputs xs by the rule."""
+        v = self.rule_value(params, xs)
+        return [round(float(y), 4) for y in v] if self.values else [1 if y > 0 else -1 for y in v]
+
+    def training_targets(self, params, xs) -> list:
+        """What the canonical is fitted to at xs (labels: squared hinge loss; floats:
+        squared error).  Default: the rule's targets."""
+        return self.rule_targets(params, xs)
+
+    def spread_ok(self, targets) -> bool:
+        """Hidden targets no constant answer passes: each label at least a quarter of the
+        time (values: see vqc_regression)."""
+        return min(targets.count(1), targets.count(-1)) >= len(targets) / 4
+
+    def sample_points(self, params, rng, count: int, exclude=()) -> list:
+        """`count` distinct admissible inputs drawn by `candidate`, none in `exclude`."""
+        def key(x):
+            return tuple(float(v) + 0.0 for v in np.atleast_1d(x))   # -0.0 is 0.0
+
+        seen = {key(x) for x in exclude}
+        out = []
+        while len(out) < count:
+            x = self.candidate(rng)
+            if key(x) not in seen and self.admissible(params, [x])[0]:
+                seen.add(key(x))
+                out.append(x)
+        return out
+
+    def domain(self, params) -> list:
+        """Every admissible input of the two-decimal grid of [-pi, pi]^dims."""
+        axis = np.arange(-314, 315) / 100
+        grid = axis if self.dims == 1 else np.stack(
+            [g.ravel() for g in np.meshgrid(*[axis] * self.dims, indexing="ij")], axis=1)
+        return grid[self.admissible(params, grid)].tolist()
+
+    def _drawn(self, purpose: str, params) -> tuple[list, list]:
+        """(inputs, targets) drawn from the rule for `purpose` ("hidden": the judge's
+        unlisted inputs; "training": the canonical's extra inputs, disjoint from
+        them), seeded by the instance."""
+        key = json.dumps(params, sort_keys=True)
+        cache = self.__dict__.setdefault("_drawn_cache", {})
+        if (purpose, key) not in cache:
+            rng = seeded_rng(self.slug, purpose, key)
+            if purpose == "hidden":
+                while True:
+                    xs = self.sample_points(params, rng, self.hidden_count, params["points"])
+                    ys = self.rule_targets(params, xs)
+                    if self.spread_ok(ys):
+                        break
+            else:
+                exclude = params["points"] + self._drawn("hidden", params)[0]
+                xs = self.sample_points(params, rng, self.sample_count, exclude)
+                ys = self.training_targets(params, xs)
+            cache[(purpose, key)] = json.dumps([xs, ys])
+        return tuple(json.loads(cache[(purpose, key)]))
+
+    def hidden(self, params) -> tuple[list, list]:
+        """The unlisted inputs and their targets (judge-side: the check spec only)."""
+        return self._drawn("hidden", params)
 
     def trained(self, params) -> list[float]:
         steps, _, _, size = self.model(params)
-        return trained(steps, params["n"], size, params["points"], self.targets(params))
+        xs, ys = self._drawn("training", params)
+        return trained(steps, params["n"], size, params["points"] + xs,
+                       self.training_targets(params, params["points"]) + ys)
 
-    def outputs(self, params, theta=None) -> np.ndarray:
-        """<Z> of qubit 0 of the canonical model (numpy) at every listed point."""
+    def outputs(self, params, theta=None, xs=None) -> np.ndarray:
+        """<Z> of qubit 0 of the canonical model (numpy) at `xs` (default: the listed points)."""
         steps = self.model(params)[0]
         theta = self.trained(params) if theta is None else theta
-        x = np.asarray(params["points"], dtype=float)
+        x = np.asarray(params["points"] if xs is None else xs, dtype=float)
         return z0_outputs(steps(x.T if x.ndim > 1 else x, theta), params["n"], len(x))
+
+    def canonical_fits(self, params) -> bool:
+        """The trained canonical keeps `trained_margin` (labels) or `fit_error`
+        (values) at every listed and hidden input, and DOMAIN_MARGIN or `fit_error` at
+        every admissible input of the grid."""
+        from .. import thresholds as th
+
+        xs, ys = self.hidden(params)
+        grid = self.domain(params)
+        for inputs, targets, margin in (
+                (params["points"] + xs, self.targets(params) + ys, self.trained_margin),
+                (grid, self.rule_targets(params, grid), DOMAIN_MARGIN)):
+            f, y = self.outputs(params, xs=inputs), np.asarray(targets, dtype=float)
+            if self.values and np.max(np.abs(f - y)) > self.fit_error:
+                return False
+            if not self.values and np.min(y * f) < max(margin, 2 * th.CLASSIFIER_MARGIN):
+                return False
+        return True
+
+    def evaluation_rule(self, params, what: str, whats: str = "",
+                        how: str = "drawn from the same rule") -> str:
+        """The prompt sentence on how the judge calls build_circuit (listed and unlisted)."""
+        k, m = len(params["points"]), self.hidden_count
+        return (f"The judge calls `build_circuit` once per listed {what} and once per each of {m} "
+                f"unlisted {whats or what + 's'} {how} (not shown here), {k + m} calls in one "
+                "run, and computes <Z> exactly; the condition must hold at every one of them. Train "
+                "at most once (for example at import), not in every call.")
 
     def check_spec(self, framework, params):
         spec = super().check_spec(framework, params)
-        spec["batch"] = [[x] for x in params["points"]]
+        xs, ys = self.hidden(params)
+        spec["batch"] = [[x] for x in params["points"] + xs]
+        spec["listed"] = len(params["points"])   # the entries after these are hidden
         spec["readout"] = 0
-        spec["labels" if "labels" in params else "values"] = self.targets(params)
+        spec["values" if self.values else "labels"] = self.targets(params) + ys
         return spec
+
+    training_note = "BFGS on the listed points and {count} more drawn from the stated rule"
 
     def canonical(self, framework, params):
         steps, helpers, call, _ = self.model(params)
@@ -220,7 +356,8 @@ class Behaviour(Trainable):
         code = steps_code(framework, self.signature(framework, params), call, gates,
                           str(params["n"]))
         source = "\n\n\n".join(inspect.getsource(f).strip() for f in helpers)
-        comment = "# trained parameters (BFGS on the listed points, numpy simulation)"
+        note = self.training_note.format(count=self.sample_count)
+        comment = f"# trained parameters ({note}; numpy simulation)"
         return {"python": f"{code}\n\n\n{comment}\nTHETA = {theta!r}\n\n\n{source}"}
 
 
@@ -241,24 +378,22 @@ def checkerboard(points, a: float, b: float) -> np.ndarray:
 
 
 @functools.cache
-def _dataset(split: str, index: int) -> tuple[list, list]:
-    """(points, labels) of one instance: the first seeded draw whose labels
-    are balanced and whose trained canonical keeps the margin."""
+def _dataset(split: str, index: int) -> str:
+    """The params (JSON) of one instance: the first seeded draw whose labels are
+    balanced and whose trained canonical keeps the margin at every listed and
+    hidden point."""
     size = SIZES[split][index]
     rng = seeded_rng("qml_classifier", split, index)
     while True:
-        a, b = rng.uniform(-np.pi, np.pi, 2)
-        points = []
-        while len(points) < size:
-            p = [round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, 2)]
-            if abs(checkerboard([p], a, b)[0]) >= RULE_MARGIN:
-                points.append(p)
-        labels = [1 if v > 0 else -1 for v in checkerboard(points, a, b)]
+        a, b = (round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, 2))
+        params = {"n": 2, "constants": {"a": a, "b": b}}
+        points = PROBLEM.sample_points(params, rng, size)
+        labels = PROBLEM.rule_targets(params, points)
         if min(labels.count(1), labels.count(-1)) < size / 3:
             continue
-        params = {"n": 2, "points": points, "labels": labels}
-        if np.min(np.asarray(labels) * PROBLEM.outputs(params)) >= TRAINED_MARGIN:
-            return points, labels
+        params.update(points=points, labels=labels)
+        if PROBLEM.canonical_fits(params):
+            return json.dumps(params)
 
 
 def number(v: float, digits: int = 2) -> str:
@@ -279,31 +414,44 @@ class QMLClassifier(Behaviour):
     slug = "qml_classifier"
     title = "Variational quantum classifier"
     x_type = "list[float]"
+    dims = 2
+    rule_margin = RULE_MARGIN
+    training_note = ("least squares to the stated rule's value cos(x0 + a) cos(x1 + b) at the "
+                     "listed points and {count} more drawn from the rule")
 
     def model(self, params):
         return pair_steps, [pair_steps], "pair_steps(x, THETA)", 6
 
+    def rule_value(self, params, xs):
+        c = params["constants"]
+        return checkerboard(xs, c["a"], c["b"])
+
+    def training_targets(self, params, xs):
+        """The rule's value (pair_steps can be exactly cos(x0 + a) cos(x1 + b)): the
+        canonical is that function, right with margin RULE_MARGIN at every input."""
+        return [float(v) for v in self.rule_value(params, xs)]
+
     def instances(self, split):
-        out = []
-        for index in range(len(SIZES[split])):
-            points, labels = _dataset(split, index)
-            out.append({"n": 2, "points": points, "labels": labels})
-        return out
+        return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
 
     def statement(self, params):
         from .. import thresholds as th
 
-        points, labels = params["points"], params["labels"]
-        head = (f"Variational quantum classifier. The training set is {len(points)} points "
-                "x = (x0, x1) of the plane (in radians) with labels +1 or -1:")
+        points, labels, c = params["points"], params["labels"], params["constants"]
+        head = ("Variational quantum classifier. Points x = (x0, x1) of the plane (in radians) are "
+                "labelled by the rule\n"
+                f"  y = sign(cos(x0 + a) cos(x1 + b)) with a = {c['a']:.2f}, b = {c['b']:.2f};\n"
+                "each point is drawn uniformly from [-pi, pi] x [-pi, pi], rounded to two decimals, "
+                f"and kept only when |cos(x0 + a) cos(x1 + b)| >= {RULE_MARGIN:g}. The training set "
+                f"is these {len(points)} points with their labels +1 or -1:")
         task = ("Write `build_circuit(x)`, which receives one point x as a list [x0, x1] and "
                 "builds a 2-qubit circuit that starts in |00>, encodes x (for example as "
                 "rotation angles on qubits 0 and 1) and applies a parameterized circuit whose "
-                "parameters you have trained on this set (fixed numbers, or a training loop "
-                "inside your code). The classifier's output is the expectation value <Z> of the "
-                "Pauli Z on qubit 0 of the output state: for every listed point it must have the "
-                f"sign of the point's label with |<Z>| >= {th.CLASSIFIER_MARGIN:g}. The judge "
-                "calls `build_circuit` once per listed point and computes <Z> exactly.")
+                "parameters you have trained (fixed numbers, or a training loop inside your code; "
+                "on this set or on more points drawn from the rule). The classifier's output is "
+                "the expectation value <Z> of the Pauli Z on qubit 0 of the output state: at every "
+                "point it must have the sign of the point's label with "
+                f"|<Z>| >= {th.CLASSIFIER_MARGIN:g}. " + self.evaluation_rule(params, "point"))
         return f"{head}\n{format_points(points, labels=labels)}\n{task}"
 
 

@@ -1,8 +1,9 @@
 """Regression with a variational circuit (classifier check with values).
 
-A stated function f of one real variable and 6-10 seeded points x_i in
-[-pi, pi] (two decimals, sorted); the targets y_i = f(x_i) rounded to 4
-decimals are listed too.  Two families, each exactly the <Z> of a small circuit:
+A stated function f of one real variable and 6-10 seeded points x_i drawn
+uniformly from [-pi, pi] (two decimals, sorted); the targets y_i = f(x_i)
+rounded to 4 decimals are listed too.  Two families, each exactly the <Z> of a
+small circuit:
 
 * n = 1: f(x) = a + b cos(x + c) with |a| + b <= 0.9 (one qubit sees x once:
   <Z> = u . R_y(x) v for unit vectors u, v reaches exactly |a| + b <= 1);
@@ -10,19 +11,25 @@ decimals are listed too.  Two families, each exactly the <Z> of a small circuit:
   both qubits, a CNOT multiplies the two cosines).
 
 The candidate writes `build_circuit(x)` on n qubits; the judge calls it once per
-point and passes it when |<Z on qubit 0> - y_i| <= thresholds.REGRESSION_TOLERANCE
-at every point.  The targets are computed from f in numpy.
+listed point and once per each of `hidden_count` unlisted x drawn the same way
+(check spec only: never in the prompt or a verdict message) and passes it when
+|<Z on qubit 0> - f(x) rounded| <= thresholds.REGRESSION_TOLERANCE at every x,
+so encoding acos(target) per listed point fails.  The targets are computed from
+f in numpy.
 
 The canonical is trained here at build time (qml_classifier.fit, BFGS on the
-squared error): for n = 1 the re-uploading model of data_reuploading with one
-upload (RY, RZ, RY(x), RZ, RY), for n = 2 the classifier model of
-qml_classifier fed (x, x); parameters rounded to 4 decimals and hard-coded, the
-instance kept only when they reach every target within FIT_ERROR and the
-targets spread over at least MIN_SPREAD (no constant model comes close).
+squared error to f at the listed points and `sample_count` more x): for n = 1
+the re-uploading model of data_reuploading with one upload (RY, RZ, RY(x), RZ,
+RY), for n = 2 the classifier model of qml_classifier fed (x, x); parameters
+rounded to 4 decimals and hard-coded, the instance kept only when they reach
+every target (listed, hidden, every x of the two-decimal grid) within FIT_ERROR
+and the listed and hidden targets each spread over at least MIN_SPREAD (no
+constant model comes close).
 """
 from __future__ import annotations
 
 import functools
+import json
 
 import numpy as np
 
@@ -50,8 +57,6 @@ def doubled_steps(x, theta):
 
 @functools.cache
 def _instance(split: str, index: int) -> str:
-    import json
-
     n, size = SIZES[split][index]
     rng = seeded_rng("vqc_regression", split, index)
 
@@ -65,14 +70,12 @@ def _instance(split: str, index: int) -> str:
         else:
             constants = {"d": draw(0.5, 1.0) * int(rng.choice([-1, 1])),
                          "c1": draw(-np.pi, np.pi), "c2": draw(-np.pi, np.pi)}
-        points = sorted({draw(-np.pi, np.pi) for _ in range(size)})
-        if len(points) < size:
+        params = {"n": n, "constants": constants}
+        params["points"] = sorted(PROBLEM.sample_points(params, rng, size))
+        params["values"] = PROBLEM.rule_targets(params, params["points"])
+        if not PROBLEM.spread_ok(params["values"]):
             continue
-        params = {"n": n, "constants": constants, "points": points}
-        params["values"] = [round(float(y), 4) for y in target_function(params, points)]
-        if np.ptp(params["values"]) < MIN_SPREAD:
-            continue
-        if np.max(np.abs(PROBLEM.outputs(params) - params["values"])) <= FIT_ERROR:
+        if PROBLEM.canonical_fits(params):
             return json.dumps(params)
 
 
@@ -90,15 +93,23 @@ def format_function(params) -> str:
 class VQCRegression(Behaviour):
     slug = "vqc_regression"
     title = "Variational circuit regression"
+    values = True
+    fit_error = FIT_ERROR
+    training_note = "BFGS on f at the listed points and {count} more x drawn uniformly from [-pi, pi]"
 
     def model(self, params):
         if params["n"] == 1:
             return reupload_steps, [reupload_steps], "reupload_steps(x, THETA)", 4
         return doubled_steps, [pair_steps], "pair_steps([x, x], THETA)", 6
 
-    def instances(self, split):
-        import json
+    def rule_value(self, params, xs):
+        return target_function(params, xs)
 
+    def spread_ok(self, targets) -> bool:
+        """Targets spread over at least MIN_SPREAD: no constant answer comes close."""
+        return float(np.ptp(targets)) >= MIN_SPREAD
+
+    def instances(self, split):
         return [json.loads(_instance(split, i)) for i in range(len(SIZES[split]))]
 
     def statement(self, params):
@@ -108,15 +119,16 @@ class VQCRegression(Behaviour):
         qubits = "one qubit (qubit 0)" if n == 1 else f"{n} qubits (0 and 1)"
         head = (f"Regression with a variational quantum circuit on {qubits}. Fit the function\n"
                 f"  {format_function(params)}\n"
-                f"(angles in radians) at these {len(points)} points; each target is f(x) rounded "
-                "to 4 decimals:")
+                "(angles in radians) on the whole interval [-pi, pi]. The training data are these "
+                f"{len(points)} points x, drawn uniformly from [-pi, pi] and rounded to two "
+                "decimals; each target is f(x) rounded to 4 decimals:")
         task = (f"Write `build_circuit(x)`, which receives one x (a float) and builds a {n}-qubit "
                 f"circuit that starts in |{'0' * n}>, encodes x and applies a parameterized "
-                "circuit whose parameters you have fitted to these targets (fixed numbers, or a "
-                "training loop inside your code). The model's output is the expectation value "
-                "<Z> of the Pauli Z on qubit 0 of the output state: at every listed x it must be "
-                f"within {th.REGRESSION_TOLERANCE:g} of the target. The judge calls "
-                "`build_circuit` once per listed x and computes <Z> exactly.")
+                "circuit whose parameters you have fitted to f (fixed numbers, or a training loop "
+                "inside your code; on these points or on more x). The model's output is the "
+                "expectation value <Z> of the Pauli Z on qubit 0 of the output state: at every x "
+                f"it must be within {th.REGRESSION_TOLERANCE:g} of f(x) rounded to 4 decimals. "
+                + self.evaluation_rule(params, "x", "x", "drawn the same way"))
         return f"{head}\n{format_points(points, values=params['values'])}\n{task}"
 
 
