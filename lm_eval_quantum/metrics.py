@@ -137,18 +137,40 @@ def _ratio(value, reference) -> float:
     return value / reference
 
 
+_INFRA_WARNED: set[str] = set()   # tasks already warned about in this process
+
+
+def _warn_infra(doc, verdicts) -> None:
+    """One warning per task (logger lm_eval.quantum) when a doc of it has infra samples."""
+    infra = sum(v["category"] == "infra" for v in verdicts)
+    task = f"quantum_{doc.get('framework')}_{doc.get('problem')}"
+    if not infra or task in _INFRA_WARNED:
+        return
+    _INFRA_WARNED.add(task)
+    import logging
+
+    logging.getLogger("lm_eval.quantum").warning(
+        "%s: %d of %d samples of doc %s ended in a sandbox infrastructure failure (after a "
+        "retry); they count as failures in pass@k and the other scores, and error_infra "
+        "reports their share (this warning is shown once per task)",
+        task, infra, len(verdicts), doc.get("doc_id"))
+
+
 def process_results(doc, results):
     from .scoring import canonical_stats
 
     verdicts = results[0] if results and isinstance(results[0], list) else results
     verdicts = [json.loads(v) if isinstance(v, str) else v for v in verdicts]
-    scored = [v for v in verdicts if v["category"] != "infra"]
-    passed = [v for v in scored if v["passed"]]
+    # Every sample counts, infra ones as failures: a score never improves because a
+    # sample was infra (the pool retries infra once; error_infra reports the share).
+    scored = verdicts
+    passed = [v for v in scored if v["passed"] and v["category"] != "infra"]
     n, c = len(scored), len(passed)
+    _warn_infra(doc, verdicts)
     out = {}
     for k in PASS_AT_K:
-        if k <= len(verdicts):
-            out[f"pass@{k}"] = pass_at_k(n, c, k) if k <= n else math.nan
+        if k <= n:
+            out[f"pass@{k}"] = pass_at_k(n, c, k)
 
     if "bug_category" in doc:     # debugging: pass@k of this doc's bug category (NaN for the others)
         for k in PASS_AT_K:

@@ -60,6 +60,21 @@ CLASSICAL_CONTROL_ATOL = 1e-8
 # float64 rounding argument as above (exact gates differ by ~1e-16; a hidden
 # extra rotation below 1e-8 moves a process fidelity by < 1e-15).
 GATE_SET_ATOL = 1e-8
+# A candidate's own matrix (UnitaryGate, cirq.MatrixGate, qml.QubitUnitary, any gate
+# sent as its matrix) is unitary when every entry of U^dag U - 1 is within this size
+# (judge.simulate.gate_matrix): exact gates are ~1e-15 off, a matrix typed to 9-10
+# digits ~1e-9.  Within it the matrix is replaced by its nearest unitary (the polar
+# factor W V^H of its SVD); beyond it, rejected as not unitary.  Without the
+# projection the allowed deviation adds up: 20,000 matrices each 1e-8 off scale a
+# state's norm by ~1e-4, lifting a fidelity-0.9999 answer over the 1e-6 tolerance.
+MATRIX_UNITARITY_ATOL = 1e-8
+# After every simulation each state's norm must equal its input's within this
+# relative drift, else the sample fails as a "numerically unstable circuit"
+# (runtime).  With every matrix projected to a unitary, float64 rounding moves a
+# norm by ~1e-16 per gate (~1e-12 after MAX_OPS gates); a fidelity or TVD gains at
+# most ~2x the drift, so any number of operations stays 500x inside the 1e-6
+# acceptance tolerances above.
+NORM_DRIFT_TOL = 1e-9
 # Classifier checks (quantum ML): the sign of <Z> on the readout qubit must match
 # every listed label with |<Z>| at least this margin, so that a model sitting on
 # the decision boundary (<Z> ~ 0, where float noise would decide) does not pass;
@@ -107,6 +122,54 @@ MAX_UNITARY_QUBITS = 10
 MAX_OPS = 20_000
 # Oracle queries: total shots a post-processing may request per hidden test.
 MAX_SHOTS_PER_TEST = 100_000
+# The judge's own work per sample (judge.simulate.metered), in amplitude operations
+# (one complex multiply-add on one amplitude of one input state; a gate on k qubits
+# of an n-qubit circuit costs its matrix's non-zeros x 2^(n-k) x input states, after
+# adjacent gates are fused): all simulations of one answer share it, and an answer
+# that needs more ends as resource_limit before the work is done.  It scales with
+# the task - operations x 2^n x the states the check evolves - so MAX_OPS cheap
+# gates fit on a state check of any width, but not on a 9-qubit full-unitary check
+# (the unmetered judge spent up to ~140 s on one answer: 20,000 dense two-qubit
+# matrices on the 12-qubit channel check of bb84).  Measured 0.6-9 ns per operation
+# on a loaded 2-core machine (scripts/bench_judge.py: answers that fill the budget
+# cost the judge <= 4 s, <= 20 s at the slowest rate); the costliest canonical
+# answer needs 2.2e8 (11%), the costliest test-split one 1.1e8 (5.5%).
+JUDGE_WORK_BUDGET = 2e9
+# Full-unitary checks evolve this many random states first (seeded per doc): an
+# answer that passes agrees on all of them; one that some state rules out gets its
+# exact fidelity from the full unitary only if that fits the budget, else a
+# wrong_answer verdict with the fidelity estimated from these states (~4/2^n of a
+# full check, where it used to be a resource_limit); see judge.grading.grade_unitary.
+UNITARY_PRECHECK_STATES = 4
+# The wire schema (wire.check_message / check_circuit): everything a sandbox child
+# sends is bounded before any use, so that no value can make the judge raise or
+# stall.  Nesting of lists and objects inside an answer value: a circuit is 6
+# levels deep (message, circuit, ops, op, matrix, entry) and checked field by
+# field; 32 leaves an answer's own structure room while any recursion over a
+# value (str(), ==, json.dumps) stays ~30x below Python's default limit of 1,000.
+WIRE_MAX_DEPTH = 32
+# Integers: |n| <= 2^53, exactly representable as a float64, so that float(n) and
+# math.isfinite(n) cannot overflow (an int such as 10**400 raised OverflowError
+# out of the judge); no qubit index, count, test number or shot number comes close.
+WIRE_MAX_INT = 2**53
+# Op names are labels (a gate class's name): 256 characters is far beyond any
+# framework's names.  Any other string (an error text, an answer): 64 KiB; the
+# child cuts its error texts to 1,500 characters and no hidden answer is longer
+# than a few hundred.
+WIRE_MAX_NAME_CHARS = 256
+WIRE_MAX_STRING_CHARS = 65_536
+# Items (list entries and object keys, summed over the whole value) of an answer
+# value: 65,536, four times a full counts dictionary of a 14-qubit circuit.
+WIRE_MAX_ITEMS = 65_536
+# Classical bits of a circuit: terminal measurements of <= MAX_STATE_QUBITS qubits
+# need a handful; 256 allows any honest register layout while each outcome key of
+# a distribution (one character per clbit, up to 2^14 outcomes) stays small.
+WIRE_MAX_CLBITS = 256
+# A model's whole response (reasoning, prose and code): 1,000,000 characters, over
+# ten times a long reasoning model's answer (a 32k-token budget is ~130k characters);
+# beyond it the sample is a resource_limit before extraction, so a re-scored
+# submission cannot make the judge parse megabytes.
+MAX_RESPONSE_CHARS = 1_000_000
 
 
 # --- sandbox limits ---------------------------------------------------------------

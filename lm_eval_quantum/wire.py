@@ -31,11 +31,18 @@ validated by `check_message()`:
 
 CIRCUIT, the neutral artifact::
 
-    {"num_qubits": int, "num_clbits": int, "ops": [OP, ...]}
-    OP = {"name": str, "qubits": [int, ...],
-          "params": [float, ...],           # optional, for named standard gates
-          "matrix": [[re, im], ...],        # optional, row-major, 2^k x 2^k
-          "clbits": [int, ...]}             # only for "measure"
+    {"num_qubits": int, "num_clbits": int (optional, default 0), "ops": [OP, ...]}
+    OP is exactly one of (no other keys):
+      {"name": STANDARD_GATES name, "qubits": [int]*arity, "params": [float]*n}  # params optional if n = 0
+      {"name": str (a label only), "qubits": [int]*k, "matrix": [[re, im]]*4^k}  # row-major 2^k x 2^k
+      {"name": "measure", "qubits": [int, ...], "clbits": [int, ...]}           # equal lengths
+      {"name": "reset" | "barrier" | "oracle", "qubits": [int, ...]}
+
+The schema (`check_message`, `check_circuit`) is strict and checked before any use:
+known keys only, finite numbers, integers within thresholds.WIRE_MAX_INT, bounded
+strings, lists and nesting (thresholds.WIRE_*), and a special op (SPECIAL_OPS) never
+carries a matrix or params, so what an op is follows from its shape (`op_kind`),
+never from a name alone.
 
 Conventions fixed here, once:
   * Qubit index k is the framework's own qubit k: Qiskit qubit k / OpenQASM
@@ -44,8 +51,9 @@ Conventions fixed here, once:
   * A "matrix" is over the op's qubits in the order listed, the FIRST listed
     qubit being the MOST significant bit (textbook order: cx on [c, t] is
     [[1,0,0,0],[0,1,0,0],[0,0,0,1],[0,0,1,0]]).
-  * Special op names: "measure" (qubits[i] -> clbits[i]), "reset", "barrier"
-    (ignored), "oracle" (the opaque black box; no matrix, no params).
+  * Special ops: "measure" (qubits[i] -> clbits[i]), "reset", "barrier"
+    (ignored), "oracle" (the opaque black box); none carries a matrix or params,
+    and an op with a matrix never has one of these names.
   * Counts keys list clbit 0 first (neutral order); adapters convert to their
     framework's own order before the candidate sees them.
 """
@@ -54,6 +62,8 @@ from __future__ import annotations
 import json
 import math
 import struct
+
+from lm_eval_quantum import thresholds
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_MATRIX_QUBITS = 6
@@ -101,9 +111,28 @@ def frame(obj) -> bytes:
     return struct.pack(">I", len(data)) + data
 
 
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _parse_int(text: str) -> int:
+    # Python's own guard (4,300 digits) can be lifted process-wide; this one cannot
+    if len(text) > _MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits")
+    return int(text)
+
+
 def decode_frame_body(body: bytes):
+    """The JSON value of a frame body; WireError for anything undecodable.
+
+    NaN and Infinity literals and integers of more than a few thousand digits are
+    refused while decoding; nesting deeper than the decoder's recursion limit is a
+    WireError, never a RecursionError (check_message then bounds what is left)."""
     try:
-        return json.loads(body.decode("utf-8"))
+        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant,
+                          parse_int=_parse_int)
+    except RecursionError:
+        raise WireError("undecodable message: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"undecodable message: {exc}") from None
 
@@ -124,84 +153,247 @@ def read_frame(read_exact):
     return decode_frame_body(body)
 
 
-def _int_list(value, what):
-    if not isinstance(value, list) or not all(type(v) is int for v in value):
-        raise WireError(f"{what} must be a list of integers")
+# --- the schema -----------------------------------------------------------------
+# Every check below is iterative and looks at sizes before contents, so a hostile
+# value costs time linear in its (already size-capped) frame and raises nothing
+# but WireError: no RecursionError, OverflowError or MemoryError out of the judge.
+_MAX_INT_DIGITS = 4300        # CPython's default int <-> str limit
+
+# Keys an op may carry, by what it is (required, optional).
+_SPECIAL_KEYS = {
+    "measure": ({"name", "qubits", "clbits"}, set()),
+    "reset": ({"name", "qubits"}, set()),
+    "barrier": ({"name", "qubits"}, set()),
+    "oracle": ({"name", "qubits"}, set()),
+}
+_MATRIX_KEYS = ({"name", "qubits", "matrix"}, set())
+_GATE_KEYS = ({"name", "qubits"}, {"params"})
+_CIRCUIT_KEYS = ({"num_qubits", "ops"}, {"num_clbits"})
+# Keys of each message type (required, optional).
+_MESSAGE_KEYS = {
+    "artifact": ({"type", "circuit"}, {"index"}),
+    "run": ({"type", "test", "circuit", "shots"}, set()),
+    "answer": ({"type", "test", "value"}, set()),
+    "error": ({"type", "category", "message"}, set()),
+}
+
+
+def _show(value) -> str:
+    """A short, safe rendering of an untrusted value for an error message."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value) if -10**18 <= value <= 10**18 else "a huge integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value[:40] + ("..." if len(value) > 40 else ""))
+    return f"a {type(value).__name__}"
+
+
+def _keys(obj: dict, spec, what: str) -> None:
+    required, optional = spec
+    missing = required.difference(obj)
+    if missing:
+        raise WireError(f"{what} lacks {', '.join(sorted(missing))}")
+    if len(obj) > len(required) + len(optional) or not required.union(optional).issuperset(obj):
+        extra = [k for k in obj if k not in required and k not in optional][:3]
+        raise WireError(f"{what} has unexpected keys {', '.join(_show(k) for k in extra)}")
+
+
+def _is_text(s: str) -> bool:
+    """Valid Unicode: JSON escapes can produce lone surrogates ("\\ud800"), which
+    cannot be encoded and would fail later consumers (a tokenizer in a repair loop)."""
+    if s.isascii():
+        return True
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _bounded_int(value, what: str, low: int = 0, high: int = thresholds.WIRE_MAX_INT) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise WireError(f"{what} must be an integer in [{low}, {high}], got {_show(value)}")
     return value
+
+
+def _finite(x) -> bool:
+    """A finite JSON number: a float (NaN/inf excluded) or a bounded integer."""
+    if isinstance(x, float):
+        return math.isfinite(x)
+    return (isinstance(x, int) and not isinstance(x, bool)
+            and -thresholds.WIRE_MAX_INT <= x <= thresholds.WIRE_MAX_INT)
+
+
+def check_value(value, what: str = "value"):
+    """Validate an untrusted JSON value of free form (an answer): JSON types only,
+    nesting <= WIRE_MAX_DEPTH, strings <= WIRE_MAX_STRING_CHARS, at most
+    WIRE_MAX_ITEMS list entries and object keys in all, finite numbers, integers
+    within WIRE_MAX_INT."""
+    stack, items = [(value, 0)], 0
+    while stack:
+        v, depth = stack.pop()
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)):
+            if not _finite(v):
+                raise WireError(f"{what} contains {_show(v)}, not a finite number within "
+                                f"+-{thresholds.WIRE_MAX_INT}")
+            continue
+        if isinstance(v, str):
+            if len(v) > thresholds.WIRE_MAX_STRING_CHARS:
+                raise WireError(f"{what} contains a string of {len(v)} characters; the limit "
+                                f"is {thresholds.WIRE_MAX_STRING_CHARS}")
+            if not _is_text(v):
+                raise WireError(f"{what} contains a string that is not valid Unicode")
+            continue
+        if not isinstance(v, (list, dict)):
+            raise WireError(f"{what} contains {_show(v)}, not a JSON value")
+        if depth >= thresholds.WIRE_MAX_DEPTH:
+            raise WireError(f"{what} is nested deeper than {thresholds.WIRE_MAX_DEPTH} levels")
+        items += len(v)
+        if items > thresholds.WIRE_MAX_ITEMS:
+            raise WireError(f"{what} has more than {thresholds.WIRE_MAX_ITEMS} items")
+        if isinstance(v, dict):
+            for k in v:
+                if (not isinstance(k, str) or len(k) > thresholds.WIRE_MAX_STRING_CHARS
+                        or not _is_text(k)):
+                    raise WireError(f"{what} has an invalid key {_show(k)}")
+            stack.extend((x, depth + 1) for x in v.values())
+        else:
+            stack.extend((x, depth + 1) for x in v)
+    return value
+
+
+def _index_list(value, bound: int, what: str, distinct: bool = False) -> list:
+    """A list of integers in [0, bound); at most `bound` of them if `distinct`."""
+    if not isinstance(value, list):
+        raise WireError(f"{what} must be a list of integers")
+    if distinct and len(value) > bound:
+        raise WireError(f"{what} lists {len(value)} entries; the circuit has {bound}")
+    for v in value:
+        if type(v) is not int or not 0 <= v < bound:
+            raise WireError(f"{what} must be integers in [0, {bound}), got {_show(v)}")
+    if distinct and len(set(value)) != len(value):
+        raise WireError(f"{what} repeats an entry: {value}")
+    return value
+
+
+def op_kind(op: dict) -> str:
+    """What a validated op is, by its shape: "matrix" (it carries a matrix; its name
+    is only a label), "measure", "reset", "barrier", "oracle" (SPECIAL_OPS, which
+    never carry a matrix or params), or "gate" (a STANDARD_GATES name)."""
+    if "matrix" in op:
+        return "matrix"
+    return op["name"] if op["name"] in SPECIAL_OPS else "gate"
+
+
+def acts_on_amplitudes(op: dict) -> bool:
+    """Whether a validated op changes amplitudes and so counts as a gate (checked
+    against a gate set, counted in the limits and statistics): a standard gate, a
+    matrix whatever its name, the oracle.  measure, reset and barrier do not."""
+    return op_kind(op) in ("gate", "matrix", "oracle")
+
+
+def _check_op(op, nq: int, nc: int) -> None:
+    if not isinstance(op, dict) or not isinstance(op.get("name"), str):
+        raise WireError("every op must be an object with a name")
+    name = op["name"]
+    if not 0 < len(name) <= thresholds.WIRE_MAX_NAME_CHARS or not _is_text(name):
+        raise WireError(f"op name {_show(name)} must be valid text of 1 to "
+                        f"{thresholds.WIRE_MAX_NAME_CHARS} characters")
+    qubits = _index_list(op.get("qubits"), nq, f"qubits of {name}", distinct=True)
+    if name in SPECIAL_OPS:
+        # a special op has exactly its own shape: a name never smuggles a matrix
+        # past the checks that skip it (measure / reset / barrier are not gates)
+        _keys(op, _SPECIAL_KEYS[name], f"special op '{name}' (no matrix, no params)")
+        if name == "measure":
+            clbits = _index_list(op["clbits"], nc, "clbits of measure")
+            if len(clbits) != len(qubits):
+                raise WireError("measure needs one clbit per qubit")
+        return
+    if "matrix" in op:
+        _keys(op, _MATRIX_KEYS, f"matrix op '{name}'")
+        k = len(qubits)
+        if k > MAX_MATRIX_QUBITS:
+            raise WireError(f"matrix op {name} on {k} qubits exceeds {MAX_MATRIX_QUBITS}")
+        matrix = op["matrix"]
+        if not isinstance(matrix, list) or len(matrix) != 4**k:
+            raise WireError(f"matrix of {name} must have {4**k} entries")
+        for entry in matrix:
+            if not (isinstance(entry, list) and len(entry) == 2
+                    and _finite(entry[0]) and _finite(entry[1])):
+                raise WireError(f"matrix entries of {name} must be [re, im] pairs of finite numbers")
+        return
+    if name not in STANDARD_GATES:
+        raise WireError(f"unknown gate {_show(name)} with no matrix")
+    _keys(op, _GATE_KEYS, f"gate '{name}'")
+    params = op.get("params", [])
+    arity, nparams = STANDARD_GATES[name]
+    if not isinstance(params, list) or len(qubits) != arity or len(params) != nparams:
+        raise WireError(
+            f"gate {name} takes {arity} qubits and a list of {nparams} params, got "
+            f"{len(qubits)} qubits and {len(params) if isinstance(params, list) else _show(params)}")
+    if not all(_finite(p) for p in params):
+        raise WireError(f"params of {name} must be finite numbers")
 
 
 def check_circuit(circ, max_qubits: int, max_ops: int) -> dict:
     """Validate an untrusted CIRCUIT; raises WireError with a readable reason.
 
-    Size caps are enforced here, before anything is simulated: a 40-qubit
-    program is rejected with a message, never allocated.
+    The schema is strict: known keys only, every number finite and bounded, and
+    an op is a special op of exactly its own shape (measure: qubits and as many
+    clbits; reset, barrier, oracle: qubits only), a matrix over at most
+    MAX_MATRIX_QUBITS qubits (any name, a label only), or a standard gate of the
+    right arity and param count.  Size caps are enforced here, before anything is
+    simulated: a 40-qubit program is rejected with a message (SizeLimitError),
+    never allocated.
     """
     if not isinstance(circ, dict):
         raise WireError("circuit must be an object")
-    nq, nc, ops = circ.get("num_qubits"), circ.get("num_clbits", 0), circ.get("ops")
-    if type(nq) is not int or nq < 0 or type(nc) is not int or nc < 0:
-        raise WireError("num_qubits/num_clbits must be non-negative integers")
+    _keys(circ, _CIRCUIT_KEYS, "circuit")
+    nq, nc, ops = circ["num_qubits"], circ.get("num_clbits", 0), circ["ops"]
+    for what, value in (("num_qubits", nq), ("num_clbits", nc)):
+        if type(value) is not int or value < 0:
+            raise WireError(f"{what} must be a non-negative integer, got {_show(value)}")
     if nq > max_qubits:
-        raise SizeLimitError(f"circuit has {nq} qubits; the limit is {max_qubits}")
+        raise SizeLimitError(f"circuit has {_show(nq)} qubits; the limit is {max_qubits}")
+    if nc > thresholds.WIRE_MAX_CLBITS:
+        raise SizeLimitError(f"circuit has {_show(nc)} clbits; the limit is "
+                             f"{thresholds.WIRE_MAX_CLBITS}")
     if not isinstance(ops, list):
         raise WireError("ops must be a list")
     if len(ops) > max_ops:
         raise SizeLimitError(f"circuit has {len(ops)} operations; the limit is {max_ops}")
     for op in ops:
-        if not isinstance(op, dict) or not isinstance(op.get("name"), str):
-            raise WireError("every op must be an object with a name")
-        name = op["name"]
-        qubits = _int_list(op.get("qubits", []), f"qubits of {name}")
-        if any(q < 0 or q >= nq for q in qubits) or len(set(qubits)) != len(qubits):
-            raise WireError(f"{name} acts on invalid or repeated qubits {qubits}")
-        params = op.get("params", [])
-        if not isinstance(params, list) or not all(
-            isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p)
-            for p in params
-        ):
-            raise WireError(f"params of {name} must be finite numbers")
-        matrix = op.get("matrix")
-        if matrix is not None:
-            k = len(qubits)
-            if k > MAX_MATRIX_QUBITS:
-                raise WireError(f"matrix op {name} on {k} qubits exceeds {MAX_MATRIX_QUBITS}")
-            if not isinstance(matrix, list) or len(matrix) != 4**k:
-                raise WireError(f"matrix of {name} must have {4**k} entries")
-            for entry in matrix:
-                if (
-                    not isinstance(entry, list)
-                    or len(entry) != 2
-                    or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in entry)
-                ):
-                    raise WireError(f"matrix entries of {name} must be [re, im] pairs")
-        elif name == "measure":
-            clbits = _int_list(op.get("clbits", []), "clbits of measure")
-            if len(clbits) != len(qubits) or any(c < 0 or c >= nc for c in clbits):
-                raise WireError("measure needs one valid clbit per qubit")
-        elif name in STANDARD_GATES:
-            arity, nparams = STANDARD_GATES[name]
-            if len(qubits) != arity or len(params) != nparams:
-                raise WireError(
-                    f"gate {name} takes {arity} qubits and {nparams} params, "
-                    f"got {len(qubits)} and {len(params)}"
-                )
-        elif name not in SPECIAL_OPS:
-            raise WireError(f"unknown gate '{name}' with no matrix")
+        _check_op(op, nq, nc)
     return circ
 
 
 def check_message(msg) -> dict:
-    """Validate the envelope of an untrusted child message."""
-    if not isinstance(msg, dict) or msg.get("type") not in ("artifact", "run", "answer", "error"):
+    """Validate an untrusted child message completely (envelope, circuit, values);
+    raises WireError (SizeLimitError for a circuit over the caps), nothing else."""
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    if not isinstance(kind, str) or kind not in _MESSAGE_KEYS:
         raise WireError("message must be an object with a known type")
-    kind = msg["type"]
-    if kind == "artifact" and "index" in msg and type(msg["index"]) is not int:
-        raise WireError("artifact index must be an integer")
-    if kind in ("run", "answer") and type(msg.get("test")) is not int:
-        raise WireError(f"{kind} message needs an integer test index")
-    if kind == "run" and (type(msg.get("shots")) is not int or msg["shots"] < 1):
-        raise WireError("run message needs a positive integer shot count")
+    _keys(msg, _MESSAGE_KEYS[kind], f"{kind} message")
+    if kind in ("run", "answer"):
+        _bounded_int(msg["test"], f"test index of a {kind} message")
+    if kind == "artifact" and "index" in msg:
+        _bounded_int(msg["index"], "artifact index")
+    if kind == "run":
+        _bounded_int(msg["shots"], "shots of a run message", low=1)
+    if kind in ("artifact", "run"):
+        check_circuit(msg["circuit"], thresholds.MAX_STATE_QUBITS, thresholds.MAX_OPS)
+    if kind == "answer":
+        check_value(msg["value"], "answer value")
     if kind == "error":
-        if msg.get("category") not in CATEGORIES or not isinstance(msg.get("message"), str):
+        category, text = msg["category"], msg["message"]
+        if not isinstance(category, str) or category not in CATEGORIES or not isinstance(text, str):
             raise WireError("error message needs a known category and a text")
+        if len(text) > thresholds.WIRE_MAX_STRING_CHARS or not _is_text(text):
+            raise WireError(f"error text of {len(text)} characters (the limit is "
+                            f"{thresholds.WIRE_MAX_STRING_CHARS}) or not valid Unicode")
     return msg

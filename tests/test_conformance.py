@@ -841,7 +841,7 @@ CASES = [
                 obj = {**obj, "passed": True, "score": 1.0, "category": "ok", "fidelity": 1.0}
             return _real_frame(obj)
         wire.frame = _frame
-        """, {"wrong_answer"}, mode="wrong"),
+        """, {"wrong_answer", "runtime"}, mode="wrong"),   # runtime: the schema refuses the keys
 
     # --- monkeypatching the frameworks to fake the state -----------------------------------
     case("monkeypatch_qiskit_numpy_builtins", "qiskit_ghz", """

@@ -54,7 +54,7 @@ def _verdict(passed, category, fidelity=None, **numbers):
                        "fidelity": fidelity, "shots_used": 0, "code": "x", **numbers})
 
 
-def test_process_results_counts_and_excludes_infra_from_pass_at_k():
+def test_process_results_counts_infra_as_a_failure():
     doc = {**load_docs("quantum_qiskit_ghz")[0], "canonical": "```python\nx\n```"}
     reference = canonical_stats(doc)
     assert reference["gate_count"] == doc["num_qubits"]          # h + (n - 1) cx
@@ -65,15 +65,17 @@ def test_process_results_counts_and_excludes_infra_from_pass_at_k():
                      two_qubit_gates=0, cpu_seconds=0.0)
     verdicts = good + [wrong] + [_verdict(False, "syntax")] * 5 + [_verdict(False, "infra")]
     out = process_results(doc, [verdicts])
-    assert out["pass@1"] == pytest.approx(3 / 9)  # infra sample not charged to the model
-    assert out["pass@5"] == pytest.approx(pass_at_k(9, 3, 5))
-    assert math.isnan(out["pass@10"])              # only 9 scored samples
+    # an infra sample is a failure (a candidate can never raise pass@k by causing one);
+    # error_infra reports the share beside it
+    assert out["pass@1"] == pytest.approx(3 / 10)
+    assert out["pass@5"] == pytest.approx(pass_at_k(10, 3, 5))
+    assert out["pass@10"] == pytest.approx(1.0)
     assert out["error_syntax"] == pytest.approx(0.5)
     assert out["error_infra"] == pytest.approx(0.1)
-    assert out["fidelity"] == pytest.approx(3.5 / 9)
+    assert out["fidelity"] == pytest.approx(3.5 / 10)
     # failures without a distribution count as the worst distance
-    assert out["tvd"] == pytest.approx((0.5 + 5 * 1.0) / 9)
-    assert out["kl"] == pytest.approx((0.7 + 5 * -math.log(KL_FLOOR)) / 9)
+    assert out["tvd"] == pytest.approx((0.5 + 6 * 1.0) / 10)
+    assert out["kl"] == pytest.approx((0.7 + 6 * -math.log(KL_FLOOR)) / 10)
     # efficiency ratios: correct samples only, against the canonical's own numbers
     assert out["gate_count_ratio"] == pytest.approx(2.0)
     assert out["depth_ratio"] == pytest.approx(1.0)

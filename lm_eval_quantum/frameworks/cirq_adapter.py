@@ -4,10 +4,13 @@ Conventions: artifact qubit k is `cirq.LineQubit(k)` (other qubit types are a
 shape mismatch).  Operations are taken in moment order.  Every unitary
 operation on <= wire.MAX_MATRIX_QUBITS qubits is emitted as `cirq.unitary(op)`,
 which is big-endian over `op.qubits` - exactly the wire's matrix convention -
-named after its gate type; wider operations are decomposed.  Measurements get
-fresh clbits in order of appearance, bits in the order of the measured qubits
-(an inverted measurement is an X before it); the key -> clbits map lets the
-proxy rebuild per-key arrays.  The opaque oracle is an instance of this
+labelled with its gate type's name (a label only: what an operation is - a
+measurement, a reset, the oracle - is decided by this adapter's isinstance tests,
+and a class whose name is a special op's, e.g. a user gate called `reset`, is
+emitted as the matrix op it is, labelled `reset_gate`); wider operations are
+decomposed.  Measurements get fresh clbits in order of appearance, bits in the
+order of the measured qubits (an inverted measurement is an X before it); the
+key -> clbits map lets the proxy rebuild per-key arrays.  The opaque oracle is an instance of this
 module's `Oracle` gate (no unitary, no decomposition).
 
 Simulator proxy: `simulator.run(circuit, repetitions=k)` returns a real
@@ -23,6 +26,15 @@ from .. import wire
 from . import CandidateError, call_entry
 
 _MAX_NESTING = 64
+_MAX_LABEL = 64
+
+
+def matrix_label(name: str) -> str:
+    """The label of a matrix op: the class's name, cut to _MAX_LABEL characters, and
+    never a special op's name (measure / reset / barrier / oracle are decided by
+    type tests here, not by what a candidate calls its class)."""
+    name = (name or "unitary")[:_MAX_LABEL]
+    return f"{name}_gate" if name in wire.SPECIAL_OPS else name
 
 
 class Oracle(cirq.Gate):
@@ -103,7 +115,7 @@ def _emit(op, builder, keys: dict, depth: int) -> None:
         return
     if cirq.is_parameterized(op):
         raise CandidateError("runtime", f"operation {op} has unresolved symbols")
-    name = type(gate).__name__ if gate is not None else type(op.untagged).__name__
+    name = matrix_label(type(gate).__name__ if gate is not None else type(op.untagged).__name__)
     u = cirq.unitary(op, None) if len(qubits) <= wire.MAX_MATRIX_QUBITS else None
     if u is not None:
         builder.matrix(name, qubits, u)

@@ -6,7 +6,10 @@ underlying function is used).  Its operations are recorded with
 Conventions: artifact qubit k is wire k (wires must be integers in range).
 Every operation on <= wire.MAX_MATRIX_QUBITS wires is emitted as
 `qml.matrix(op, wire_order=op.wires)` (first wire most significant = the
-wire's matrix convention), named `op.name`; wider ones are decomposed.
+wire's matrix convention), labelled `op.name` (a label only: barriers, snapshots
+and mid-circuit measurements are recognised by isinstance tests, and an op
+whose name is a special op's, e.g. a user class called `Measure` or `reset`, is
+emitted as the matrix op it is); wider ones are decomposed.
 There is no oracle support and no simulator proxy for PennyLane yet.
 """
 from __future__ import annotations
@@ -19,6 +22,14 @@ from .. import wire
 from . import CandidateError, call_entry
 
 _MAX_NESTING = 64
+_MAX_LABEL = 64
+
+
+def matrix_label(name) -> str:
+    """The label of a matrix op: the op's name, cut to _MAX_LABEL characters, and
+    never a special op's name (what an op is, is decided by type tests here)."""
+    name = (name if isinstance(name, str) and name else "unitary")[:_MAX_LABEL]
+    return f"{name}_gate" if name in wire.SPECIAL_OPS else name
 
 
 def _record(fn):
@@ -58,12 +69,12 @@ def _emit(op, builder, depth: int) -> None:
         raise CandidateError("runtime", "mid-circuit measurements (qml.measure) are not supported")
     if isinstance(op, qml.ops.Conditional):
         raise CandidateError("runtime", "classical control (qml.cond) is not supported")
-    name = op.name
+    name = matrix_label(op.name)
     wires = [builder.qubit(_wire(w)) for w in op.wires]
-    if name == "Barrier":
+    if isinstance(op, qml.Barrier):
         builder.special("barrier", wires)
         return
-    if name == "Snapshot" or not wires:
+    if isinstance(op, qml.Snapshot) or not wires:
         return
     if op.has_matrix and len(wires) <= wire.MAX_MATRIX_QUBITS:
         builder.matrix(name, wires, qml.matrix(op, wire_order=op.wires))

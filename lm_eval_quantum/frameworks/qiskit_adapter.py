@@ -9,7 +9,10 @@ wire.MAX_MATRIX_QUBITS, like `qc.mcx`) are emitted as their matrix; anything els
 expanded through `.definition`, or emitted as its matrix when it has none.
 Qiskit matrices are little-endian over the qargs, so matrix ops list the
 qargs reversed (first listed = most significant, the wire's convention).
-The global phase is dropped (all checks are phase-free).
+The global phase is dropped (all checks are phase-free).  Measurements, resets,
+barriers, delays and classical stores are recognised by isinstance tests, not by
+name: a user gate called `reset` or `measure` is the gate it is (a matrix op
+labelled `reset_gate` / `measure_gate`, or its definition expanded).
 
 The opaque oracle is `Gate(name, num_qubits, [])` with no definition; any gate
 with the oracle's name and width is emitted as {"name": "oracle"} (the QASM
@@ -26,7 +29,7 @@ from __future__ import annotations
 import functools
 
 from qiskit import QuantumCircuit
-from qiskit.circuit import ControlFlowOp, Gate
+from qiskit.circuit import Barrier, ControlFlowOp, Delay, Gate, Measure, Reset, Store
 from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
 from qiskit.providers import BackendV2, Options
 from qiskit.result import Counts
@@ -37,6 +40,14 @@ from . import CandidateError, call_entry
 
 _MAX_NESTING = 64
 _SMALL_LIBRARY_GATE = 3
+_MAX_LABEL = 64
+
+
+def matrix_label(name) -> str:
+    """The label of a matrix op: the instruction's name, cut to _MAX_LABEL characters,
+    and never a special op's name (what an op is, is decided by type tests here)."""
+    name = (name if isinstance(name, str) and name else "unitary")[:_MAX_LABEL]
+    return f"{name}_gate" if name in wire.SPECIAL_OPS else name
 
 
 def make_oracle(spec: dict):
@@ -99,15 +110,17 @@ def _emit(circ, qmap: list[int], cmap: list[int], builder, depth: int) -> None:
         name = op.name
         qs = [qmap[circ.find_bit(q).index] for q in inst.qubits]
         cs = [cmap[circ.find_bit(c).index] for c in inst.clbits]
-        if isinstance(op, ControlFlowOp) or name == "store":
+        if isinstance(op, (ControlFlowOp, Store)):
             raise CandidateError(
                 "runtime", f"classical control is not supported ('{name}' in the circuit)"
             )
-        if name == "measure":
+        if isinstance(op, Measure):
             builder.measure(qs, cs)
-        elif name in ("reset", "barrier"):
-            builder.special(name, qs)
-        elif name == "delay":
+        elif isinstance(op, Reset):
+            builder.special("reset", qs)
+        elif isinstance(op, Barrier):
+            builder.special("barrier", qs)
+        elif isinstance(op, Delay):
             continue
         elif builder.is_oracle(name, len(qs)):
             builder.call_oracle(qs)
@@ -121,7 +134,7 @@ def _emit(circ, qmap: list[int], cmap: list[int], builder, depth: int) -> None:
             if small or isinstance(op, UnitaryGate) or op.definition is None:
                 u = _matrix(op) if isinstance(op, Gate) else None
                 if u is not None:
-                    builder.matrix(name, qs[::-1], u)  # little-endian qargs -> big-endian list
+                    builder.matrix(matrix_label(name), qs[::-1], u)  # little-endian qargs -> big-endian list
                     continue
                 if op.definition is None:
                     raise CandidateError(

@@ -8,21 +8,27 @@ sampled with a generator seeded from the sample's key, shots metered; for a
 deterministic algorithm uniformly from every outcome that can occur, see
 thresholds.SUPPORT_FLOOR), and
 turns what came back into a verdict.  Nothing the candidate sends is trusted:
-every message is validated, and the candidate can neither claim success nor
-claim an infrastructure fault.
+every message is validated (`wire.check_message`, a strict schema), and the
+candidate can neither claim success nor claim an infrastructure fault.  The
+judge is total on candidate data: `on_message` and `verdict` never raise; a
+malformed message or an exception while judging becomes a runtime verdict
+("malformed output: ..."), logged to "lm_eval.quantum" when it was unexpected.
 """
 from __future__ import annotations
 
 import json
+import logging
 import zlib
 
 import numpy as np
 
 from .. import thresholds as th
 from ..problems import get_problem
-from ..wire import SizeLimitError, WireError, check_circuit
+from ..wire import SizeLimitError, WireError, check_circuit, check_message, op_kind
 from . import gateset, simulate
 from .grading import CHECKS, CheckFailure, served_distribution
+
+log = logging.getLogger("lm_eval.quantum")
 
 # Categories a candidate may report about itself; "ok" and "infra" are the judge's.
 CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
@@ -55,6 +61,11 @@ class Session:
         self.answers: dict[int, object] = {}
         self.shots: dict[int, int] = {}
         self.requests = 0
+        self.malformed: str | None = None     # the first malformed message's reason
+        self._served: dict[int, dict] = {}    # test -> distribution the oracle service samples
+        # one judge budget for everything simulated for this sample: the oracle service
+        # (on the pool's thread) and the verdict (thresholds.JUDGE_WORK_BUDGET)
+        self.budget = simulate.Budget()
 
     # --- the job sent to the sandbox: no hidden data --------------------------------
     def job(self, sources: dict, limits: th.SandboxLimits) -> dict:
@@ -77,24 +88,68 @@ class Session:
         return ("python",)
 
     # --- messages from the sandbox ---------------------------------------------------
-    def on_message(self, msg: dict):
+    def on_message(self, msg) -> dict | None:
+        """Take one message from the sandbox; the reply for a run request, else None.
+
+        Total: the message is validated here too (`wire.check_message`, as the pool
+        does before), and nothing a candidate sends makes this raise.  A malformed
+        message fails the sample (`verdict`: runtime, "malformed output: ...");
+        an unexpected exception is logged (it may be a judge bug) and charged to the
+        sample the same way, never to the infrastructure."""
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        try:
+            msg = check_message(msg)
+        except WireError as exc:
+            self._malformed(str(exc))
+            return {"error": f"malformed run request: {exc}"} if kind == "run" else None
+        try:
+            return self._take(msg)
+        except Exception as exc:  # noqa: BLE001 - candidate data must never crash the judge
+            log.warning("judge: a %s message of %s could not be processed; charged to the "
+                        "sample as malformed output", kind, self._name(), exc_info=True)
+            self._malformed(f"the judge could not process a {kind} message "
+                            f"({type(exc).__name__})")
+            return {"error": "the judge could not process this request"} if kind == "run" else None
+
+    def _name(self) -> str:
+        problem, framework, doc_id, sample = self.key
+        return f"{framework}_{problem} doc {doc_id} sample {sample}"
+
+    def _malformed(self, reason: str) -> None:
+        if self.malformed is None:
+            self.malformed = reason[:2000]
+
+    def _take(self, msg: dict):
         kind = msg["type"]
         if kind == "artifact" and "index" in msg:
-            self.batch.setdefault(msg["index"], msg.get("circuit"))
+            self.batch.setdefault(msg["index"], msg["circuit"])
             if msg["index"] == 0 and self.artifact is None:
-                self.artifact = msg.get("circuit")
+                self.artifact = msg["circuit"]
         elif kind == "artifact" and self.artifact is None:
-            self.artifact = msg.get("circuit")
+            self.artifact = msg["circuit"]
         elif kind == "error" and self.error is None:
             category = msg["category"] if msg["category"] in CANDIDATE_CATEGORIES else "runtime"
             self.error = (category, msg["message"][:2000])
         elif kind == "answer":
-            self.answers.setdefault(msg["test"], msg.get("value"))
+            self.answers.setdefault(msg["test"], msg["value"])
         elif kind == "run":
             return self._serve_run(msg)
         return None
 
     def _serve_run(self, msg: dict) -> dict:
+        """Counts for a validated run request, or {"error": reason}; never raises."""
+        try:
+            with simulate.metered(self.budget):
+                return self._run(msg)
+        except (WireError, simulate.SimulationError) as exc:
+            return {"error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - a reply, never an exception (nor infra)
+            # the text may name hidden data (the oracle): it goes to the log, not the candidate
+            log.warning("judge: a run request of %s could not be served (%s); the candidate "
+                        "gets an error reply", self._name(), type(exc).__name__, exc_info=True)
+            return {"error": "the judge could not run this circuit"}
+
+    def _run(self, msg: dict) -> dict:
         tests = self.spec.get("hidden") or []
         test = msg["test"]
         if not 0 <= test < len(tests):
@@ -102,30 +157,34 @@ class Session:
         used = self.shots.get(test, 0) + msg["shots"]
         if used > th.MAX_SHOTS_PER_TEST:
             return {"error": f"shot budget exceeded: at most {th.MAX_SHOTS_PER_TEST} shots per test"}
-        if msg.get("circuit") != self.artifact:
+        if self.artifact is None or msg["circuit"] != self.artifact:
             # query complexity is the submitted circuit's: no classical probes of the oracle
             return {"error": "simulator.run accepts only the circuit that build_circuit returned "
                              "(unchanged, not transpiled)"}
-        try:
-            circuit = check_circuit(msg.get("circuit"), th.MAX_STATE_QUBITS, th.MAX_OPS)
-            oracle_ops = [op for op in circuit["ops"] if op["name"] == "oracle"]
+        if test not in self._served:   # the circuit is the artifact: one simulation per test
+            circuit = check_circuit(msg["circuit"], th.MAX_STATE_QUBITS, th.MAX_OPS)
+            oracle_ops = [op for op in circuit["ops"] if op_kind(op) == "oracle"]
             oracle = None
             if oracle_ops:
                 width = len(oracle_ops[0]["qubits"])
-                if any(len(op["qubits"]) != width for op in oracle_ops) or width != self.spec["oracle"]["num_qubits"]:
-                    return {"error": f"the Oracle gate acts on {self.spec['oracle']['num_qubits']} qubits"}
+                spec = self.spec.get("oracle") or {}
+                if any(len(op["qubits"]) != width for op in oracle_ops) or width != spec.get("num_qubits"):
+                    return {"error": f"the Oracle gate acts on {spec.get('num_qubits')} qubits"}
                 oracle = self.problem.oracle(tests[test], self.framework, width)
             dist = simulate.measurement_distribution(circuit, oracle=oracle)
-        except (WireError, simulate.SimulationError) as exc:
-            return {"error": str(exc)}
-        dist = served_distribution(dist, self.spec.get("canonical_success", 1.0))
+            self._served[test] = served_distribution(dist, self.spec.get("canonical_success", 1.0))
         self.shots[test] = used
         self.requests += 1
         rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])
-        return {"counts": simulate.sample_counts(dist, msg["shots"], rng)}
+        return {"counts": simulate.sample_counts(self._served[test], msg["shots"], rng)}
 
     # --- the verdict -------------------------------------------------------------------
     def verdict(self, result) -> dict:
+        """The sample's verdict from the sandbox's `result` (a pool.RunResult) and the
+        messages taken.  Total: an exception while judging the candidate's data is
+        logged and becomes a runtime verdict ("malformed output"), never an exception
+        out of scoring and never infra (infra only when the pool says so: a fault of
+        the sandbox itself, retried once)."""
         extra = {
             "cpu_seconds": result.cpu_seconds, "wall_seconds": result.wall_seconds,
             "isolation": result.isolation, "retried": result.retried,
@@ -133,13 +192,26 @@ class Session:
         }
         if result.status == "infra":
             return empty_verdict("infra", f"sandbox infrastructure failure: {result.detail}", **extra)
+        try:
+            with simulate.metered(self.budget):
+                return self._verdict(result, dict(extra))
+        except Exception as exc:  # noqa: BLE001 - the candidate's data, never a crash
+            log.warning("judge: the answer of %s could not be judged (%s); charged to the "
+                        "sample as malformed output", self._name(), type(exc).__name__,
+                        exc_info=True)
+            return empty_verdict("runtime", "malformed output: the judge could not evaluate "
+                                 f"the circuit ({type(exc).__name__})", **extra)
+
+    def _verdict(self, result, extra: dict) -> dict:
+        if self.malformed is not None:
+            return empty_verdict("runtime", f"malformed output: {self.malformed}", **extra)
         if self.error is not None:
             return empty_verdict(*self.error, **extra)
         if result.status in ("timeout", "cpu_limit"):
             what = "CPU" if result.status == "cpu_limit" else "wall-clock"
             return empty_verdict("timeout", f"{what} time limit exceeded", **extra)
         if result.status == "protocol":
-            return empty_verdict("runtime", f"invalid output: {result.detail}", **extra)
+            return empty_verdict("runtime", f"malformed output: {result.detail}", **extra)
         if result.status == "signaled":
             return empty_verdict("runtime", f"the program was killed by signal {result.signal}", **extra)
         if self.artifact is None:

@@ -14,6 +14,13 @@ what its matrix says:
 
 All comparisons are up to global phase, to `thresholds.GATE_SET_ATOL`.  An
 operation equal to the identity is always allowed and not counted.
+
+Which operations are checked is decided by what they are, never by their name
+(`simulate.op_kind`): every operation that acts on amplitudes - a standard gate,
+any op carrying a matrix (whatever it is called, "reset" and "measure"
+included), the oracle - is classified and counted; only an op without a matrix
+named measure, reset or barrier is skipped (the simulator treats exactly those
+as non-gates).
 """
 from __future__ import annotations
 
@@ -102,9 +109,10 @@ def violation(circuit: dict, gate_set: dict) -> str | None:
     allowed = gate_set["gates"]
     gates = two_qubit = 0
     for op in circuit["ops"]:
-        if op["name"] in ("measure", "barrier", "reset"):
+        kind = simulate.op_kind(op)    # by what the op is: a matrix is a gate, whatever its name
+        if kind in ("measure", "barrier", "reset"):
             continue
-        if op["name"] == "oracle":
+        if kind == "oracle":
             return "the oracle is not part of this task's gate set"
         u = simulate.gate_matrix(op)
         if is_identity(u):

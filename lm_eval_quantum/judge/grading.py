@@ -7,6 +7,9 @@ service) and the validated circuit, and returns a `Grade`.  Targets are given
 in the framework's *bitstring basis* (see `conventions`); qubit order is
 converted here, nowhere in the problems.
 
+Every grader in `CHECKS` runs inside one judge budget per sample (`simulate.metered`,
+thresholds.JUDGE_WORK_BUDGET): a check that would cost more ends as resource_limit.
+
 Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
 
 * state (ancillas, ancilla_policy "clean" | "free", protocol): fidelity on the data
@@ -15,7 +18,9 @@ Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
   parties' locality must hold too.
 * unitary (ancillas, subspace): |Tr(P T^dag U P) / d|^2 >= 1 - PROCESS_FIDELITY_EPS
   over the declared input subspace (default: all inputs), ancillas starting and
-  ending in |0>.
+  ending in |0>.  A full-unitary check first evolves UNITARY_PRECHECK_STATES random
+  states; the full unitary is built when they agree with the target (or when it fits
+  the budget anyway, for the exact fidelity of a wrong answer).
 * algorithm (oracle, hidden, min_correct, canonical_success): (1) the circuit,
   exactly: on every hidden test, `problem.answer_probability` of its measured
   distribution is >= the canonical's exact success probability (- ALGORITHM_SUCCESS_EPS);
@@ -40,6 +45,7 @@ Kinds (spec keys besides kind and num_qubits; thresholds in `thresholds.py`):
 """
 from __future__ import annotations
 
+import functools
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -70,12 +76,14 @@ class Grade:
 
 # --- helpers --------------------------------------------------------------------------
 def unitary_part(circuit: dict) -> dict:
-    """The circuit without barriers and terminal measurements."""
+    """The circuit without barriers and terminal measurements (told apart by what an
+    op is, `simulate.op_kind`: a matrix op named "measure" is a gate)."""
     ops, measured = [], set()
     for op in circuit["ops"]:
-        if op["name"] == "barrier":
+        kind = simulate.op_kind(op)
+        if kind == "barrier":
             continue
-        if op["name"] == "measure":
+        if kind == "measure":
             measured.update(op["qubits"])
             continue
         if measured.intersection(op["qubits"]):
@@ -106,7 +114,10 @@ def _distances(p: np.ndarray, q: np.ndarray) -> dict:
 
 
 def _fidelity(value: float) -> float:
-    return min(1.0, float(value))  # rounding can exceed 1
+    """A fidelity as reported and compared: rounding can exceed 1; NaN (which no
+    valid circuit gives) is 0, never a pass."""
+    value = float(value)
+    return min(1.0, value) if value == value else 0.0
 
 
 # --- state ----------------------------------------------------------------------------
@@ -147,6 +158,15 @@ def grade_unitary(session, circuit) -> Grade:
     if not ancillas and subspace is None:
         if n > th.MAX_UNITARY_QUBITS:
             raise CheckFailure("resource_limit", f"unitary check limited to {th.MAX_UNITARY_QUBITS} qubits")
+        estimate = _unitary_precheck(session, body, target)
+        budget = simulate.current_budget() or simulate.Budget()
+        if estimate is not None and not budget.affords(simulate.work_of(body, 2**n)):
+            fidelity = _fidelity(max(0.0, estimate))
+            return Grade(False, fidelity,
+                         f"process fidelity with the target: ~{fidelity:.4f} (the answer differs "
+                         f"from the target on a random input state; the fidelity is estimated "
+                         f"from {th.UNITARY_PRECHECK_STATES} such states, the full unitary being "
+                         f"over the judge's budget)", {"fidelity": fidelity})
         u = simulate.unitary(body)
         fidelity = _fidelity(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2)
         return Grade(fidelity >= 1 - th.PROCESS_FIDELITY_EPS, fidelity,
@@ -166,6 +186,31 @@ def grade_unitary(session, circuit) -> Grade:
         what += " (ancillas clean)"
     return Grade(fidelity >= 1 - th.PROCESS_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}",
                  {"fidelity": fidelity})
+
+
+def _unitary_precheck(session, body: dict, target: np.ndarray) -> float | None:
+    """Evolve UNITARY_PRECHECK_STATES random states (seeded by the sample) first.
+
+    None when every state agrees with the target as closely as any passing answer
+    must; else an estimate of the process fidelity (the answer fails for sure).
+    With V = T^dag U and F = |Tr V / d|^2 >= 1 - eps, every eigenphase of V lies
+    within 1 - cos <= d (1 - sqrt(1 - eps)) =: d delta of the mean's phase, so every
+    state has |<psi|V|psi>|^2 >= (1 - d delta)^2: a state below that rules the
+    answer out.  E|<psi|V|psi>|^2 = (|Tr V|^2 + d) / (d (d + 1)) over Haar states
+    gives the estimate."""
+    d = target.shape[0]
+    # seeded by the doc, not the sample: the unitary check stays seed-free (SEED_FREE_KINDS)
+    rng = np.random.default_rng([zlib.crc32(str(k).encode())
+                                 for k in (*session.key[:3], "unitary-precheck")])
+    states = rng.normal(size=(d, th.UNITARY_PRECHECK_STATES)) \
+        + 1j * rng.normal(size=(d, th.UNITARY_PRECHECK_STATES))
+    states /= np.linalg.norm(states, axis=0)
+    got = simulate.evolve(body, states)
+    overlaps = np.abs(np.einsum("ij,ij->j", (target @ states).conj(), got)) ** 2
+    delta = d * (1 - np.sqrt(1 - th.PROCESS_FIDELITY_EPS))
+    if delta >= 1 or np.all(overlaps >= (1 - delta) ** 2 - 1e-8):
+        return None
+    return float(((d + 1) * np.mean(overlaps) - 1) / d)
 
 
 def _internal_index(x: int, width: int, framework: str) -> int:
@@ -234,7 +279,7 @@ def framework_distribution(circuit: dict, framework: str, oracle=None) -> dict[s
     measured clbits (clbit 0 rightmost for qasm/qiskit, leftmost for cirq), or all
     qubits when the circuit measures nothing (qubit 0 rightmost / leftmost)."""
     little = framework in LITTLE_ENDIAN
-    if any(op["name"] == "measure" for op in circuit["ops"]):
+    if any(simulate.op_kind(op) == "measure" for op in circuit["ops"]):
         dist = simulate.measurement_distribution(circuit, oracle=oracle)
         return {(k[::-1] if little else k): v for k, v in dist.items()}
     n = circuit["num_qubits"]
@@ -394,19 +439,24 @@ def grade_classifier(session, circuit) -> Grade:
     """One circuit per entry of spec["batch"] (build_circuit called with each argument
     list); <Z> of the readout qubit on its exact output state must have the sign of
     spec["labels"][i] with margin CLASSIFIER_MARGIN, or be within REGRESSION_TOLERANCE
-    of spec["values"][i].  Score: the share of entries right."""
+    of spec["values"][i].  The first spec["listed"] entries (default: all) are the
+    inputs stated in the prompt; the rest are hidden inputs drawn from the stated rule,
+    reported only as a count (never an input, target, index or <Z>).  Score: the share
+    of entries right."""
     spec = session.spec
     readout = spec["readout"]
     labels, values = spec.get("labels"), spec.get("values")
     targets = labels if labels is not None else values
+    listed = spec.get("listed", len(targets))
     right, worst = [], None
     for i, target in enumerate(targets):
+        name = f"input {i}" if i < listed else "an unlisted input"
         entry = session.batch.get(i)
         if entry is None:
-            raise CheckFailure("runtime", f"no circuit was built for input {i}")
+            raise CheckFailure("runtime", f"no circuit was built for {name}")
         entry = check_circuit(entry, th.MAX_STATE_QUBITS, th.MAX_OPS)
         if entry["num_qubits"] != circuit["num_qubits"]:
-            raise CheckFailure("shape_mismatch", f"the circuit for input {i} has "
+            raise CheckFailure("shape_mismatch", f"the circuit for {name} has "
                                                  f"{entry['num_qubits']} qubits; the task asks for "
                                                  f"{circuit['num_qubits']}")
         psi = simulate.statevector(unitary_part(entry))
@@ -415,13 +465,17 @@ def grade_classifier(session, circuit) -> Grade:
         ok = (target * z >= th.CLASSIFIER_MARGIN if labels is not None
               else abs(z - target) <= th.REGRESSION_TOLERANCE)
         right.append(ok)
-        if not ok and worst is None:
+        if not ok and worst is None and i < listed:
             worst = (i, z)
     accuracy = sum(right) / len(right)
     rule = (f"the sign of the label with |<Z>| >= {th.CLASSIFIER_MARGIN:g}" if labels is not None
             else f"the target within {th.REGRESSION_TOLERANCE:g}")
     message = f"{sum(right)}/{len(right)} inputs give <Z> on qubit {readout} with {rule}"
-    if worst is not None:   # labels and values are stated in the prompt; <Z> is the model's own
+    if listed < len(right):   # hidden inputs: how many were right, nothing else
+        message = (f"{sum(right[:listed])}/{listed} listed and {sum(right[listed:])}/"
+                   f"{len(right) - listed} unlisted inputs (drawn from the stated rule) give <Z> on "
+                   f"qubit {readout} with {rule}")
+    if worst is not None:   # listed labels and values are in the prompt; <Z> is the model's own
         message += f"; input {worst[0]} gives <Z> = {worst[1]:.4f}"
     return Grade(all(right), accuracy, message, {"accuracy": accuracy})
 
@@ -430,7 +484,20 @@ def grade_classifier(session, circuit) -> Grade:
 # sampled statistic): identical answers to one doc are judged once (sampled tasks).
 SEED_FREE_KINDS = frozenset({"state", "unitary", "variational", "classifier", "channel"})
 
-CHECKS = {
+
+def _metered(grader):
+    """The grader with every simulation it runs charged to one budget per sample
+    (thresholds.JUDGE_WORK_BUDGET; simulate.metered): past it, the sample ends as
+    resource_limit (simulate.JudgeBudgetExceeded) before the work is done.  A grader
+    called inside another (repair) shares the caller's budget."""
+    @functools.wraps(grader)
+    def run(session, circuit):
+        with simulate.metered():
+            return grader(session, circuit)
+    return run
+
+
+CHECKS = {kind: _metered(grader) for kind, grader in {
     "state": grade_state,
     "unitary": grade_unitary,
     "algorithm": grade_algorithm,
@@ -439,4 +506,4 @@ CHECKS = {
     "repair": grade_repair,
     "channel": grade_channel,
     "classifier": grade_classifier,
-}
+}.items()}

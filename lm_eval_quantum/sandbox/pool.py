@@ -16,10 +16,13 @@ interpreted as a verdict (R2).  A frame that fails validation or exceeds
 ``limits.output_mb`` ends the sample with status ``protocol``.
 
 Infrastructure failures (R6): if the zygote dies, the control socket breaks,
-or no exit event arrives within ``wall_seconds + GRACE_SECONDS``, the zygote is
-restarted and the job retried once; a second infrastructure failure gives
-status ``infra`` (never the candidate's fault).  A candidate that kills itself
-is not an infrastructure failure: the zygote saw its child end.
+a sample's set-up fails or no exit event arrives within ``wall_seconds +
+GRACE_SECONDS``, the zygote is restarted and the job retried once; a second
+infrastructure failure gives status ``infra``.  Only faults of the sandbox itself
+are infrastructure failures: a candidate that kills itself is not (the zygote saw
+its child end), and neither is anything the judge's ``on_message`` raises or
+returns while handling the candidate's messages (status ``protocol``, logged):
+infra samples are retried, so a candidate must not be able to produce one.
 
 This module imports no quantum framework.
 """
@@ -30,6 +33,7 @@ import atexit
 import io
 import itertools
 import json
+import logging
 import os
 import select
 import shutil
@@ -39,7 +43,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
@@ -50,6 +53,8 @@ from lm_eval_quantum.thresholds import SandboxLimits, limits_from_env
 from . import isolation as iso
 
 STATUSES = ("exited", "signaled", "timeout", "cpu_limit", "protocol", "infra")
+log = logging.getLogger("lm_eval.quantum")
+
 GRACE_SECONDS = 10.0          # harness-side slack over the job's wall limit
 START_TIMEOUT = float(os.environ.get("LMQ_ZYGOTE_START_TIMEOUT", "300"))
 
@@ -322,7 +327,15 @@ class SandboxPool:
     def run(self, job: dict, on_message: Handler) -> RunResult:
         """Run one job to completion (blocking, thread-safe)."""
         limits = self.job_limits(job)
-        job_frame = wire.frame(job)
+        try:
+            job_frame = wire.frame(job)
+        except wire.WireError as exc:
+            # over MAX_FRAME_BYTES: the answer's own code is too large to send; its
+            # failure, a result like any other (never an exception out of scoring)
+            with self._lock:
+                self.samples += 1
+            return RunResult(status="protocol", isolation=self.isolation,
+                             detail=f"the answer is too large to run: {exc}")
         with self._slots:
             result, retryable = self._attempt(job_frame, on_message, limits)
             if retryable:
@@ -439,18 +452,33 @@ class SandboxPool:
                 except wire.WireError as exc:
                     stop("protocol", f"invalid message from the sandbox: {exc}")
                     return
+                except Exception as exc:  # noqa: BLE001 - a wire bug; the bytes are the sample's
+                    log.error("sandbox: validating a message raised; the sample fails with status "
+                              "protocol", exc_info=True)
+                    stop("protocol", "invalid message from the sandbox: it could not be "
+                                     f"validated ({type(exc).__name__})")
+                    return
                 messages.append(msg)
+                # The handler judges the candidate's data: whatever it raises or returns,
+                # the sample fails (status protocol), never "infra" - an infra sample is
+                # retried and must not be a way out of a failure.  The traceback is
+                # logged, so a bug of the judge stays visible.
                 try:
                     reply = on_message(msg)
-                except Exception as exc:  # noqa: BLE001 - the judge's bug, not the candidate's
-                    stop("infra", "message handler raised: "
-                         + "".join(traceback.format_exception_only(type(exc), exc)).strip())
+                except Exception as exc:  # noqa: BLE001
+                    log.error("sandbox: the message handler raised on a %s message; the sample "
+                              "fails with status protocol", msg.get("type"), exc_info=True)
+                    stop("protocol", "the judge could not process a message from the sandbox "
+                                     f"({type(exc).__name__})")
                     return
                 if reply is not None:
                     try:
                         out.extend(wire.frame(reply))
-                    except (wire.WireError, TypeError, ValueError) as exc:
-                        stop("infra", f"message handler returned an unsendable reply: {exc}")
+                    except Exception as exc:  # noqa: BLE001
+                        log.error("sandbox: the message handler returned an unsendable reply; "
+                                  "the sample fails with status protocol", exc_info=True)
+                        stop("protocol", "the judge could not reply to a message from the "
+                                         f"sandbox ({type(exc).__name__})")
 
         def receive() -> bool:
             """Read what is available; False at EOF."""
@@ -510,10 +538,6 @@ class SandboxPool:
         status, detail = verdict or (event["status"], "")
         if verdict is None and inbuf:
             detail = f"ignored {len(inbuf)} bytes of an incomplete trailing frame"
-        if status == "infra":           # a handler bug: deterministic, not retried
-            return RunResult(messages=messages, status="infra", isolation=self.isolation,
-                             detail=detail, wall_seconds=event.get("wall_seconds", 0.0),
-                             cpu_seconds=event.get("cpu_seconds", 0.0)), False
         if not detail:
             detail = {
                 "timeout": f"wall-clock limit of {limits.wall_seconds:g} s exceeded",
