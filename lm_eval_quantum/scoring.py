@@ -9,7 +9,7 @@ from .extract import extract_sources
 from .judge.checks import Session, empty_verdict
 from .judge.grading import SEED_FREE_KINDS
 from .tasks import DATA_DIR
-from .thresholds import SandboxLimits, limits_from_env, sized_limits
+from .thresholds import MAX_RESPONSE_CHARS, SandboxLimits, limits_from_env, sized_limits
 
 COST_FILE = DATA_DIR / "canonical_cost.json"
 
@@ -43,6 +43,13 @@ def doc_limits(doc: dict) -> SandboxLimits:
     return limits_from_env(sized_limits(cost.get("cpu_seconds")), **overrides)
 
 
+def entry_points(spec: dict, framework: str) -> tuple[str, ...]:
+    """The Python functions the task calls: the answer is the code that defines them
+    (an OpenQASM program has no build_circuit, only its post-processing function)."""
+    post = (spec.get("post") or {}).get("entry")
+    return tuple(e for e in (None if framework == "qasm" else spec.get("entry"), post) if e)
+
+
 def score_samples(items, progress=True, pool=None) -> list[dict]:
     """items: iterable of (doc, full_response_text, sample_index) -> verdict dicts.
 
@@ -55,6 +62,9 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
     jobs, handlers, pending = [], [], []
     first, copies = {}, []   # identical answers to one doc under a seed-free check run once
     for i, (doc, text, sample_index) in enumerate(items):
+        if not isinstance(text, str):      # a re-scored submission may hold anything
+            verdicts[i] = empty_verdict("no_code", f"the response is not text but {type(text).__name__}")
+            continue
         session = Session(doc, sample_index)
         if session.spec["kind"] in SEED_FREE_KINDS:
             key = (doc["problem"], doc["framework"], doc["params"], doc["check"], text)
@@ -62,13 +72,20 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
                 copies.append((i, first[key]))
                 continue
             first[key] = i
+        if len(text) > MAX_RESPONSE_CHARS:
+            verdicts[i] = empty_verdict(
+                "resource_limit", f"the response has {len(text)} characters; at most "
+                f"{MAX_RESPONSE_CHARS} are judged")
+            continue
         needed = session.needed_sources()
-        sources = extract_sources(text, needed)
+        entries = entry_points(session.spec, doc["framework"])
+        sources = extract_sources(text, needed, entries)
         code = "\n\n".join(sources[lang] for lang in needed if sources.get(lang))
         missing = [lang for lang in needed if not sources.get(lang)]
         if missing:
+            defining = f" that defines {' and '.join(entries)}" if missing[0] == "python" and entries else ""
             verdicts[i] = empty_verdict(
-                "no_code", f"no ```{missing[0]} code block found in the response", code=code)
+                "no_code", f"no ```{missing[0]} code block{defining} found in the response", code=code)
             continue
         jobs.append(session.job(sources, doc_limits(doc)))
         handlers.append(session.on_message)

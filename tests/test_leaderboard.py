@@ -64,8 +64,8 @@ def runs(tmp_path_factory):
     qft = lmq.load_docs("quantum_cirq_qft_sampled")[0]["canonical"]
     line = json.loads(lmq.load_docs("quantum_qasm_debug_locate")[0]["check"])["accepted"][0]
     alpha = (_answers("quantum_qasm_ghz", [[ghz[0]], ["I don't know."]])
-             + _answers("quantum_cirq_qft_sampled", [[qft] * 3 + ["```python\nimport cirq(\n```"] * 7,
-                                                     ["```python\nimport cirq(\n```"] * 10])
+             + _answers("quantum_cirq_qft_sampled", [[qft] * 3 + ["```python\ndef build_circuit(n):\n    import cirq(\n```"] * 7,
+                                                     ["```python\ndef build_circuit(n):\n    import cirq(\n```"] * 10])
              + _answers("quantum_qasm_debug_locate", [[f"Line {line}"], ["no idea"]])
              + _answers("quantum_qasm_ghz_ppl", [[-20.0], [-35.0]]))
     beta = [{"task": t, "doc_id": i, "responses": [doc["canonical"] if i == 0 or t.endswith("ghz") else "no"]}

@@ -45,7 +45,8 @@ def replay_run(tmp_path_factory):
         # 3 correct answers out of 10 samples, then 10 syntax errors for doc 1.
         {"task": "quantum_cirq_qft_sampled", "doc_id": 0,
          "responses": [qft[0]["canonical"]] * 3 + ["```python\ndef build_circuit(n):\n    return (\n```"] * 7},
-        {"task": "quantum_cirq_qft_sampled", "doc_id": 1, "responses": ["```python\nimport cirq(\n```"] * 10},
+        {"task": "quantum_cirq_qft_sampled", "doc_id": 1,
+         "responses": ["```python\ndef build_circuit(n):\n    import cirq(\n```"] * 10},
     ]
     replay = tmp / "generations.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
