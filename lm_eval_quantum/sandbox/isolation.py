@@ -455,8 +455,9 @@ def advice(level: str, reason: str) -> str:
 
 
 def refusals(chosen: str) -> dict[str, str]:
-    """{level: probe's reason} for every level stronger than `chosen` (cached probes)."""
-    return {level: probe(level) or "not tried" for level in LEVELS[:LEVELS.index(chosen)]}
+    """{level: probe's reason} for every level stronger than `chosen` that does not
+    work here (cached probes); a working level the user did not choose is no refusal."""
+    return {level: why for level in LEVELS[:LEVELS.index(chosen)] if (why := probe(level))}
 
 
 def describe_refusals(chosen: str) -> str:
