@@ -51,10 +51,12 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
 
     from .thresholds import limits_from_env
 
-    from .sampling import install
+    from .generations import install as save_generations_before_scoring
+    from .sampling import install as seed_each_request
 
-    install()   # per-request seeds even without the start-up hook (--include_path)
-    from .generations import install as save_generations; save_generations()   # on disk before scoring
+    # both work even without the start-up hook (--include_path)
+    seed_each_request()
+    save_generations_before_scoring()
     extra = {}
     if limits:
         limits_from_env(**limits)          # unknown names or bad values fail here
