@@ -101,6 +101,7 @@ __all__ = [
     "MODULES",
     "SeedCounter",
     "derive_seed",
+    "fit_answer_budget",
     "fixed_seed_requested",
     "install",
     "is_patched",
@@ -411,7 +412,70 @@ def _patch_vllm(module) -> bool:
             requests = _vllm_requests(self, requests)
         except Exception as err:  # noqa: BLE001 - never break a run over this
             logger.warning("lm-eval-quantum: could not give vLLM requests their own seeds (%r)", err)
-        return orig(self, requests, *args, **kwargs)
+        return orig(self, fit_answer_budget(self, requests), *args, **kwargs)
+
+    cls.generate_until = _mark(generate_until)
+    return True
+
+
+# --------------------------------------------------------------------------- answer budget
+
+
+def fit_answer_budget(lm, requests: list) -> list:
+    """``requests`` whose ``max_gen_toks`` fits the model's context.
+
+    A task's answer budget (thresholds.ANSWER_TOKENS_*) can exceed what a model's context
+    leaves after the prompt: hf and vllm would then cut the prompt's start (lm-eval keeps
+    ``max_length - max_gen_toks`` context tokens) or refuse the whole run (when that is not
+    positive).  Here such a request's budget becomes what its prompt leaves (if that is at
+    least thresholds.ANSWER_TOKENS_FLOOR; else half the context, and lm-eval left-truncates
+    the prompt), with one warning per task naming the numbers.  Requests that fit are passed
+    as they are; anything unexpected leaves the requests alone (never an error)."""
+    from lm_eval_quantum import thresholds as th
+
+    try:
+        max_length = int(lm.max_length)
+    except Exception:  # noqa: BLE001 - no max_length: nothing to fit
+        return requests
+    out, reduced = [], {}
+    try:
+        for req in requests:
+            context, gen_kwargs = req.args[0], req.args[1]
+            budget = gen_kwargs.get("max_gen_toks") if isinstance(gen_kwargs, dict) else None
+            if not isinstance(budget, int) or not isinstance(context, str):
+                out.append(req)
+                continue
+            room = max_length - len(lm.tok_encode(context))
+            if budget <= room:
+                out.append(req)
+                continue
+            fit = room if room >= th.ANSWER_TOKENS_FLOOR else min(budget, max(1, max_length // 2))
+            req = copy.copy(req)     # the n repeats are one object: never mutate it
+            req.arguments = (context, {**gen_kwargs, "max_gen_toks": fit}, *req.args[2:])
+            task = getattr(req, "task_name", None) or "?"
+            low = reduced.setdefault(task, [budget, fit, 0])
+            low[1], low[2] = min(low[1], fit), low[2] + 1
+            out.append(req)
+    except Exception as err:  # noqa: BLE001 - a changed lm-eval must not break the run
+        logger.warning("lm-eval-quantum: could not fit answer budgets to the context (%r)", err)
+        return requests
+    for task, (budget, fit, count) in sorted(reduced.items()):
+        logger.warning(
+            "lm-eval-quantum: %s: the model's context (%d tokens) cannot hold the answer budget "
+            "of %d tokens after the prompt; %d request(s) get at most %d (pass --gen_kwargs "
+            "max_gen_toks=N or a longer max_length to choose)", task, max_length, budget, count, fit)
+    return out
+
+
+def _patch_hf(module) -> bool:
+    cls = module.HFLM
+    orig = cls.__dict__["generate_until"]
+    if getattr(orig, _MARK, False):
+        return False
+
+    @functools.wraps(orig)
+    def generate_until(self, requests, *args, **kwargs):
+        return orig(self, fit_answer_budget(self, requests), *args, **kwargs)
 
     cls.generate_until = _mark(generate_until)
     return True
@@ -420,6 +484,7 @@ def _patch_vllm(module) -> bool:
 # --------------------------------------------------------------------------- installation
 
 _PATCHERS: dict[str, Callable[[Any], bool]] = {
+    "lm_eval.models.huggingface": _patch_hf,
     "lm_eval.models.openai_completions": _patch_api,
     "lm_eval.models.vllm_causallms": _patch_vllm,
 }
@@ -463,6 +528,7 @@ def install() -> None:
 
 def is_patched(obj) -> bool:
     """Is the class (or module) ``obj`` patched?  ``LocalCompletionsAPI``/``VLLM`` or their modules."""
-    cls = getattr(obj, "LocalCompletionsAPI", None) or getattr(obj, "VLLM", None) or obj
+    cls = (getattr(obj, "LocalCompletionsAPI", None) or getattr(obj, "VLLM", None)
+           or getattr(obj, "HFLM", None) or obj)
     attr = "model_call" if hasattr(cls, "amodel_call") else "generate_until"
     return bool(getattr(getattr(cls, attr, None), _MARK, False))

@@ -14,6 +14,7 @@ scripts/build_data.py; a test checks they are current.
 from __future__ import annotations
 
 import fnmatch
+import math
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,28 @@ def metric_names(info: TaskInfo) -> list[str]:
     return names
 
 
+def answer_budget(canonicals) -> int:
+    """`max_gen_toks` for a task: its longest canonical answer as a chat model writes it
+    (prose before and after, a comment every few lines), in tokens, with the margin of
+    thresholds.ANSWER_TOKENS_PER_CHAR; never below thresholds.ANSWER_TOKENS_MIN."""
+    need = max(len(c) + th.ANSWER_COMMENT_CHARS_PER_LINE * (c.count("\n") + 1) for c in canonicals)
+    tokens = th.ANSWER_TOKENS_PER_CHAR * (need + th.ANSWER_PROSE_CHARS)
+    step = th.ANSWER_TOKENS_STEP
+    return max(th.ANSWER_TOKENS_MIN, step * math.ceil(tokens / step))
+
+
+def stop_sequences(info: TaskInfo, docs: list[dict]) -> list[str]:
+    """Nothing that can occur inside an answer stops it: the model's end of turn (lm-eval
+    adds EOS) ends every task; a `_prefill` task whose answer is the one code block the
+    prefill opens also ends at that block's closing fence (not when the answer has a
+    second block, as OpenQASM + Python post-processing do)."""
+    if info.variant == "prefill" and all(
+            d["canonical"][len(d["prefill"]):].rstrip().find(th.PREFILL_STOP)
+            == len(d["canonical"][len(d["prefill"]):].rstrip()) - len(th.PREFILL_STOP) for d in docs):
+        return [th.PREFILL_STOP]
+    return []
+
+
 def task_config(info: TaskInfo) -> dict:
     problem = get_problem(info.problem)
     fw, suite = info.framework, problem.suite
@@ -154,12 +177,11 @@ def task_config(info: TaskInfo) -> dict:
         })
         return cfg
     docs = read_docs(info.data_file, "test") + read_docs(info.data_file, "fewshot")
-    longest = max(len(d["canonical"]) for d in docs)
     sampled = info.variant == "sampled"
     cfg.update({
         "generation_kwargs": {
-            "until": ["\n\n\n\n"],
-            "max_gen_toks": min(1024, max(256, longest // 2)),
+            "until": stop_sequences(info, docs),
+            "max_gen_toks": answer_budget(d["canonical"] for d in docs),
             "do_sample": sampled,
             "temperature": th.SAMPLED_TEMPERATURE if sampled else 0.0,
         },

@@ -141,6 +141,19 @@ JUDGE_WORK_BUDGET = 2e9
 # wrong_answer verdict with the fidelity estimated from these states (~4/2^n of a
 # full check, where it used to be a resource_limit); see judge.grading.grade_unitary.
 UNITARY_PRECHECK_STATES = 4
+# The oracle service also runs a circuit equivalent to the artifact for every oracle,
+# e.g. transpile(circuit, simulator) (judge.equivalence), and then samples the artifact.
+# Segments between oracle calls that are not identical are compared on this many random
+# states over all qubits: a random state tells two different unitaries (or final
+# measurements) apart with probability one, so 2 only guards against a numerically
+# unlucky draw; it costs 2 x 2 simulations of the differing segments, once per distinct
+# circuit.  Tolerance (state-vector distance after a common phase, or total variation
+# of the final measurement): Qiskit's exact resynthesis (two-qubit KAK, one-qubit Euler
+# merges) is off by ~1e-15 per block; a one-bit change on 14 qubits moves a random state
+# by ~2/sqrt(2^14) ~ 0.016.  Accepting a circuit within the tolerance never shows the
+# candidate more than samples of its own artifact.
+EQUIVALENCE_STATES = 2
+EQUIVALENCE_TOL = 1e-6
 # The wire schema (wire.check_message / check_circuit): everything a sandbox child
 # sends is bounded before any use, so that no value can make the judge raise or
 # stall.  Nesting of lists and objects inside an answer value: a circuit is 6
@@ -241,6 +254,31 @@ def limits_from_env(base: SandboxLimits | None = None, **overrides) -> SandboxLi
 PASS_AT_K = (1, 5, 10)            # emitted only for k <= n samples per doc
 SAMPLED_REPEATS = 10              # QuanBench: n = 10 samples per task
 SAMPLED_TEMPERATURE = 0.8         # QuanBench's best-performing temperature
+
+# --- generation: the answer budget -----------------------------------------------
+# A chat model explains before it codes, comments its code and sums up after it; a
+# reasoning model drafts first.  Each task's `max_gen_toks` is sized so that its
+# longest canonical answer, wrapped that way, fits with room to spare:
+#   ANSWER_TOKENS_PER_CHAR * (chars + ANSWER_COMMENT_CHARS_PER_LINE * lines + ANSWER_PROSE_CHARS)
+# rounded up to ANSWER_TOKENS_STEP and never below ANSWER_TOKENS_MIN.  0.6 tokens per
+# character bounds both the embedded model's tokenizer (<= 0.53 on wrapped canonicals)
+# and a 32k Llama-style one (<= 0.46; digits split, as in OpenQASM indices); a comment
+# of ~70 characters every third line is 25 per line; 1,600 characters are two
+# paragraphs of prose.  tests/test_answer_budget.py checks every canonical against it.
+# Stop sequences never cut a program: answers end at the model's end of turn / EOS
+# (the `_prefill` variants, which open the code block for the model, also at the
+# closing fence).  Raise the budget for reasoning models with
+# `--gen_kwargs max_gen_toks=16384`.  A budget the model's context cannot hold is
+# reduced to what it can (hf, vllm; see sampling.fit_answer_budget) with a warning.
+ANSWER_TOKENS_MIN = 2048
+ANSWER_TOKENS_PER_CHAR = 0.6
+ANSWER_COMMENT_CHARS_PER_LINE = 25
+ANSWER_PROSE_CHARS = 1600
+ANSWER_TOKENS_STEP = 256
+# a context that leaves less than this for the answer is left-truncated by lm-eval
+# instead (the budget then takes half the context)
+ANSWER_TOKENS_FLOOR = 256
+PREFILL_STOP = "```"
 
 
 def algorithm_min_correct(p: float, trials: int, rate: float = CANONICAL_FALSE_REJECT) -> int:

@@ -152,7 +152,7 @@ def train_tokenizer(texts: list[str], vocab_size: int):
     return tok
 
 
-def wrap_tokenizer(tok):
+def wrap_tokenizer(tok, max_length: int):
     from transformers import PreTrainedTokenizerFast
 
     hf_tok = PreTrainedTokenizerFast(
@@ -161,7 +161,7 @@ def wrap_tokenizer(tok):
         eos_token=EOS,
         pad_token=PAD,
         additional_special_tokens=list(ROLE_TOKENS),
-        model_max_length=2048,
+        model_max_length=max_length,
         padding_side="left",
         clean_up_tokenization_spaces=False,
     )
@@ -169,7 +169,7 @@ def wrap_tokenizer(tok):
     return hf_tok
 
 
-def write_portable_tokenizer_files(d: Path) -> None:
+def write_portable_tokenizer_files(d: Path, max_length: int) -> None:
     """Rewrite the tokenizer side files in the form both transformers 4.x and 5.x read.
 
     transformers 5 writes ``tokenizer_class: TokenizersBackend`` and a separate
@@ -181,7 +181,7 @@ def write_portable_tokenizer_files(d: Path) -> None:
     cfg = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         **specials,
-        "model_max_length": 2048,
+        "model_max_length": max_length,
         "padding_side": "left",
         "clean_up_tokenization_spaces": False,
         "add_bos_token": False,
@@ -229,7 +229,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-layer", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--n-head", type=int, default=4)
-    ap.add_argument("--n-positions", type=int, default=2048)
+    ap.add_argument("--n-positions", type=int, default=16384,
+                    help="context length: the longest prompt plus the largest answer budget")
     ap.add_argument("--max-len", type=int, default=1024, help="training sequence length cap (tokens)")
     ap.add_argument("--context-weight", type=float, default=0.2,
                     help="loss weight of context (prompt) tokens; answer tokens weigh 1")
@@ -371,9 +372,9 @@ def main(argv=None) -> int:
             bos_token_id=bos_id, eos_token_id=eos_id, pad_token_id=pad_id,
             do_sample=False)
         model.save_pretrained(tmp, safe_serialization=True)
-        hf_tok = wrap_tokenizer(tok)
+        hf_tok = wrap_tokenizer(tok, args.n_positions)
         hf_tok.save_pretrained(tmp)
-        write_portable_tokenizer_files(tmp)
+        write_portable_tokenizer_files(tmp, args.n_positions)
         info = {
             "seed": args.seed, "steps": args.steps, "batch_size": args.batch_size,
             "lr": args.lr, "max_len": args.max_len, "context_weight": args.context_weight,
