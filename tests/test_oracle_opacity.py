@@ -137,7 +137,7 @@ def test_reading_the_oracle_instead_of_querying_scores_zero(verdicts, label):
         pytest.skip("hiding the package needs the bwrap isolation level")
     if label.startswith("probe"):
         assert not v["passed"] and v["score"] == 0.0 and v["category"] == "runtime", v
-        assert "only the circuit that build_circuit returned" in v["message"], v["message"]
+        assert "accepts the circuit build_circuit returned, or one equivalent" in v["message"], v["message"]
         return
     assert v["exec_ok"], v["message"]
     assert not v["passed"] and v["score"] == 0.0 and v["category"] == "wrong_answer", v

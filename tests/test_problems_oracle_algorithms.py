@@ -8,6 +8,7 @@ the oracle instead of querying it, and mutants of Deutsch-Jozsa canonicals.
 from __future__ import annotations
 
 import json
+import re
 import math
 from fractions import Fraction
 
@@ -276,11 +277,12 @@ def test_hidden_answers_never_reach_the_sandbox_or_the_messages(scored):
                 if key in ("table", "labels") or (isinstance(value, str) and len(value) >= 5
                                                   and value not in ("constant", "balanced")):
                     assert json.dumps(value) not in text, (doc["problem"], key)
-        # the prompt states the format, never a hidden answer
+        # the prompt states the format, never a hidden answer (as a whole bitstring: a
+        # secret 10000 is not in "100000 shots")
         for test in spec["hidden"]:
             answer = test["answer"]
             if len(answer) >= 5 and answer not in ("constant", "balanced"):
-                assert answer not in doc["prompt"]
+                assert not re.search(rf"(?<![0-9]){re.escape(answer)}(?![0-9])", doc["prompt"])
     secrets = {t["answer"] for d in scored["docs"] for t in json.loads(d["check"])["hidden"]
                if len(t["answer"]) >= 5 and t["answer"] not in ("constant", "balanced")}
     verdicts = list(scored["named"].values()) + list(scored["canonical"])

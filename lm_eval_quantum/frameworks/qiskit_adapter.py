@@ -20,16 +20,27 @@ adapter relies on this for `include "oracle.inc";`).
 
 Simulator proxy: `simulator.run(circuit_or_list, shots=1024).result().get_counts()`
 as with Aer; keys are Qiskit-ordered (clbit 0 rightmost, registers separated by
-spaces, last register first).  No `transpile` is needed; `transpile(qc, simulator)`
-is accepted (the proxy is a BackendV2 whose target holds every standard gate
-and the oracle) and only rewrites gates.
+spaces, last register first).  No `transpile` is needed, and
+`simulator.run(transpile(qc, simulator), shots=k)` works at every optimization
+level and seed: the proxy is a BackendV2 whose target holds every standard gate
+and the oracle on any qubits, with no coupling map, so transpiling adds no
+ancilla, applies no layout and only rewrites, merges, reorders and relabels
+gates (levels 2-3 elide final SWAPs by moving the measurements, and drop
+diagonal gates before measurements).  The judge answers a run of any circuit
+equivalent to the one build_circuit returned whatever the oracle is (same oracle
+calls on the same qubits; the same unitary between consecutive calls; the same
+final measurement; `judge.equivalence`) with samples of the returned circuit,
+and refuses any other circuit with the reason.  Qiskit's two-qubit peephole pass (levels 2-3) cannot
+handle a gate that has neither a matrix nor a definition, such as a one- or
+two-qubit oracle: while it runs, `_fence_opaque_gates` stands such gates in as
+plain instructions, which no block collects (they are put back after).
 """
 from __future__ import annotations
 
 import functools
 
 from qiskit import QuantumCircuit
-from qiskit.circuit import Barrier, ControlFlowOp, Delay, Gate, Measure, Reset, Store
+from qiskit.circuit import Barrier, ControlFlowOp, Delay, Gate, Instruction, Measure, Reset, Store
 from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
 from qiskit.providers import BackendV2, Options
 from qiskit.result import Counts
@@ -205,9 +216,13 @@ class Simulator(BackendV2):
     """Aer-like simulator: `run(circuits, shots=1024).result().get_counts()`.
 
     Runs cross the sandbox boundary: the judge plugs in the hidden oracle and
-    samples the exact output distribution.  No transpilation is needed;
-    `transpile(circuit, simulator)` works (every standard gate and the oracle
-    are in the target) but only rewrites gates.
+    samples the exact output distribution of the circuit build_circuit returned.
+    It runs that circuit or any circuit equivalent to it whatever the oracle is,
+    such as `transpile(circuit, simulator)` at any optimization level (every
+    standard gate and the oracle are in the target, there is no coupling map:
+    no layout, no ancillas); anything else (a probe of the oracle, another
+    number of oracle calls) is refused with the reason.  No transpilation is
+    needed.
     """
 
     def __init__(self, session):
@@ -244,3 +259,59 @@ class Simulator(BackendV2):
 
 def simulator(session):
     return Simulator(session)
+
+
+# --- opaque gates in Qiskit's two-qubit peephole pass ------------------------------
+class _OpaqueFence(Instruction):
+    """Stands in for an opaque gate (no matrix, no definition) while the two-qubit
+    peephole pass runs: not a Gate, so no one- or two-qubit block collects it."""
+
+    def __init__(self, gate):
+        super().__init__(gate.name, gate.num_qubits, gate.num_clbits, [])
+        self.gate = gate
+
+
+def _is_opaque(op) -> bool:
+    if not isinstance(op, Gate) or op.num_qubits > 2 or op.definition is not None:
+        return False
+    try:
+        op.to_matrix()
+    except Exception:  # noqa: BLE001 - no matrix: opaque
+        return True
+    return False
+
+
+def _fence_opaque_gates() -> None:
+    """Let TwoQubitPeepholeOptimization (transpile levels 2-3) pass opaque gates by.
+
+    Qiskit's pass collects every gate of <= 2 qubits into blocks and asks each for
+    its matrix, which a gate with neither matrix nor definition (the oracle of a
+    one- or two-qubit black box) does not have: transpile raised "Cannot apply
+    Operation: Oracle".  The pass is documented to skip such gates; this makes it
+    so, leaving every other circuit to the pass untouched."""
+    try:
+        from qiskit.transpiler.passes import TwoQubitPeepholeOptimization
+    except ImportError:  # a Qiskit without the pass
+        return
+    original = TwoQubitPeepholeOptimization.run
+    if getattr(original, "_lmq_fenced", False):
+        return
+
+    @functools.wraps(original)
+    def run(self, dag):
+        names = [name for name in dag.count_ops(recurse=False) if name not in _standard_gates()]
+        opaque = [node for node in dag.named_nodes(*names) if _is_opaque(node.op)] if names else []
+        if not opaque:
+            return original(self, dag)
+        for node in opaque:
+            dag.substitute_node(node, _OpaqueFence(node.op))
+        out = original(self, dag)
+        for node in out.op_nodes(_OpaqueFence):
+            out.substitute_node(node, node.op.gate)
+        return out
+
+    run._lmq_fenced = True
+    TwoQubitPeepholeOptimization.run = run
+
+
+_fence_opaque_gates()

@@ -2,20 +2,22 @@
 
 A `Session` is created per (doc, sample).  It builds the sandbox job (which
 never contains hidden data), answers the candidate's simulator requests (for
-the submitted circuit only: no classical probes of the oracle) by
-plugging in the hidden oracle of the requested test (exact simulation, counts
-sampled with a generator seeded from the sample's key, shots metered; for a
-deterministic algorithm uniformly from every outcome that can occur, see
-thresholds.SUPPORT_FLOOR), and
-turns what came back into a verdict.  Nothing the candidate sends is trusted:
-every message is validated (`wire.check_message`, a strict schema), and the
-candidate can neither claim success nor claim an infrastructure fault.  The
-judge is total on candidate data: `on_message` and `verdict` never raise; a
-malformed message or an exception while judging becomes a runtime verdict
-("malformed output: ..."), logged to "lm_eval.quantum" when it was unexpected.
+the submitted circuit, or one equivalent to it whatever the oracle, such as its
+transpiled form (`equivalence`): no classical probes of the oracle) by plugging
+the hidden oracle of the requested test into the submitted circuit (exact
+simulation, counts sampled with a generator seeded from the sample's key, shots
+metered; for a deterministic algorithm uniformly from every outcome that can
+occur, see thresholds.SUPPORT_FLOOR), and turns what came back into a verdict.
+Nothing the candidate sends is trusted: every message is validated
+(`wire.check_message`, a strict schema), and the candidate can neither claim
+success nor claim an infrastructure fault.  The judge is total on candidate
+data: `on_message` and `verdict` never raise; a malformed message or an
+exception while judging becomes a runtime verdict ("malformed output: ..."),
+logged to "lm_eval.quantum" when it was unexpected.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import zlib
@@ -25,7 +27,7 @@ import numpy as np
 from .. import thresholds as th
 from ..problems import get_problem
 from ..wire import SizeLimitError, WireError, check_circuit, check_message, op_kind
-from . import gateset, simulate
+from . import equivalence, gateset, simulate
 from .grading import CHECKS, CheckFailure, served_distribution
 
 log = logging.getLogger("lm_eval.quantum")
@@ -33,6 +35,9 @@ log = logging.getLogger("lm_eval.quantum")
 # Categories a candidate may report about itself; "ok" and "infra" are the judge's.
 CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
                         "resource_limit", "shape_mismatch"}
+# The oracle service's refusal of a run request (judge.equivalence says why).
+RUN_REFUSAL = ("simulator.run accepts the circuit build_circuit returned, or one equivalent "
+               "to it such as transpile(circuit, simulator)")
 
 
 def empty_verdict(category: str, message: str, **extra) -> dict:
@@ -63,6 +68,7 @@ class Session:
         self.requests = 0
         self.malformed: str | None = None     # the first malformed message's reason
         self._served: dict[int, dict] = {}    # test -> distribution the oracle service samples
+        self._equivalent: dict[bytes, str | None] = {}   # run circuit -> judge.equivalence.differs
         # one judge budget for everything simulated for this sample: the oracle service
         # (on the pool's thread) and the verdict (thresholds.JUDGE_WORK_BUDGET)
         self.budget = simulate.Budget()
@@ -157,12 +163,17 @@ class Session:
         used = self.shots.get(test, 0) + msg["shots"]
         if used > th.MAX_SHOTS_PER_TEST:
             return {"error": f"shot budget exceeded: at most {th.MAX_SHOTS_PER_TEST} shots per test"}
-        if self.artifact is None or msg["circuit"] != self.artifact:
-            # query complexity is the submitted circuit's: no classical probes of the oracle
-            return {"error": "simulator.run accepts only the circuit that build_circuit returned "
-                             "(unchanged, not transpiled)"}
-        if test not in self._served:   # the circuit is the artifact: one simulation per test
-            circuit = check_circuit(msg["circuit"], th.MAX_STATE_QUBITS, th.MAX_OPS)
+        if self.artifact is None:
+            return {"error": f"{RUN_REFUSAL}; build_circuit has not returned a circuit"}
+        if msg["circuit"] != self.artifact:
+            # query complexity is the submitted circuit's: no classical probes of the oracle;
+            # an equivalent circuit (judge.equivalence, decided without the oracle) is served
+            # the artifact's samples
+            reason = self._differs(msg["circuit"])
+            if reason is not None:
+                return {"error": f"{RUN_REFUSAL}; this circuit differs: {reason}"}
+        if test not in self._served:   # the artifact is served: one simulation per test
+            circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
             oracle_ops = [op for op in circuit["ops"] if op_kind(op) == "oracle"]
             oracle = None
             if oracle_ops:
@@ -177,6 +188,16 @@ class Session:
         self.requests += 1
         rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])
         return {"counts": simulate.sample_counts(self._served[test], msg["shots"], rng)}
+
+    def _differs(self, circuit: dict) -> str | None:
+        """Where a run request's circuit differs from the artifact (None: equivalent for
+        every oracle, judge.equivalence); decided once per distinct circuit."""
+        key = hashlib.sha256(json.dumps(circuit, sort_keys=True).encode()).digest()
+        if key not in self._equivalent:
+            artifact = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
+            seed = zlib.crc32(repr(self.key).encode())
+            self._equivalent[key] = equivalence.differs(artifact, circuit, seed)
+        return self._equivalent[key]
 
     # --- the verdict -------------------------------------------------------------------
     def verdict(self, result) -> dict:
