@@ -16,9 +16,11 @@ generation.
   task to a new JSONL file, flushed and fsynced, one line per doc in the format
   ``quantum-replay`` reads::
 
-      {"task": "quantum_qasm_ghz", "doc_id": 0, "doc_hash": "...", "responses": ["..."]}
+      {"task": "quantum_qasm_ghz", "doc_id": 0, "doc_hash": "...", "version": 1, "responses": ["..."]}
 
-  ``doc_id`` is the doc's own id (its index in the test split), ``responses`` are the
+  ``version`` is the task's ``metadata.version`` (``quantum-replay`` refuses to re-score
+  the line with another installed version); ``doc_id`` is the doc's own id (its index in
+  the test split), ``responses`` are the
   n repeats in order, exactly as the model returned them (for ``_prefill`` tasks the
   continuation; the filter adds the prefill again).  The next ``build_all_requests``
   starts the next run and its next file.
@@ -98,6 +100,8 @@ def _lines(tasks) -> list[dict]:
         for doc_id, insts in by_doc.items():
             insts.sort(key=lambda inst: inst.idx)
             line = {"task": insts[0].task_name, "doc_id": doc_id, "doc_hash": _doc_hash(insts[0].doc)}
+            if getattr(task, "VERSION", None) is not None:   # replay refuses other versions
+                line["version"] = task.VERSION
             if len(insts) == 1:
                 line["responses"] = list(insts[0].resps)
             else:   # several requests per doc (none of ours): replay's per-request form

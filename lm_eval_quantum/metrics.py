@@ -1,8 +1,12 @@
 """lm-eval glue: dataset loading, the judge filter, process_results, pass@k.
 
 The filter receives every response of a task at once, scores them all in the
-sandbox pool (one progress bar) and replaces each response by its verdict as
-JSON, so `--log_samples` keeps the full verdict in `filtered_resps`.
+sandbox pool (one progress bar) and replaces each response by its verdict, a
+:class:`Verdict` (a plain dict), so `--log_samples` keeps the full verdict in
+`filtered_resps` as JSON objects: ``filtered_resps`` of a sample is ``[verdict]`` for a
+greedy task (one response per doc, like lm-eval's ``take_first``) and
+``[[verdict, ...]]`` (n verdicts) for a sampled one.  :func:`verdicts_of` reads either,
+and the JSON strings older versions logged.
 `process_results` turns a doc's n verdicts into metrics.
 """
 from __future__ import annotations
@@ -22,6 +26,70 @@ WORST = {"tvd": 1.0, "kl": -math.log(KL_FLOOR)}
 RATIOS = {"gate_count_ratio": "gate_count", "depth_ratio": "depth",
           "two_qubit_gate_ratio": "two_qubit_gates", "time_ratio": "cpu_seconds",
           "shot_ratio": "shots_used"}
+
+
+class Verdict(dict):
+    """A judge verdict in ``filtered_resps``: a dict, written to the samples JSONL as a
+    JSON object (:func:`keep_verdicts_in_samples`).  Its ``str`` is its JSON, so an
+    lm-eval that turns it into a string anyway logs the older JSON-string form."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return json.dumps(self)
+
+
+def verdicts_of(value) -> list[dict]:
+    """The verdict dicts in a logged ``filtered_resps`` (or one entry of it), in order:
+    dicts as this version logs them, JSON strings as older versions did, nested in lists
+    in any way.  What is not a verdict (no ``passed``) is left out."""
+    out: list[dict] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+            continue
+        if isinstance(item, str):
+            try:
+                item = json.loads(item)
+            except ValueError:
+                continue
+        if isinstance(item, dict) and "passed" in item:
+            out.append(item)
+    return out
+
+
+def keep_verdicts_in_samples() -> None:
+    """lm-eval's ``save_results_samples`` (0.4.13) passes ``filtered_resps`` through
+    ``sanitize_list``, which turns every item that is not a list into ``str(item)``.
+    Wrap it so that a :class:`Verdict` stays a dict (written by ``json.dumps`` as an
+    object); every other value is sanitised exactly as before.  Idempotent; a changed
+    lm-eval degrades to one warning (verdicts are then logged as JSON strings)."""
+    try:
+        import lm_eval.loggers.evaluation_tracker as tracker
+
+        original = tracker.sanitize_list
+        if getattr(original, "__lm_eval_quantum__", False):
+            return
+
+        def sanitize_list(sub):
+            if isinstance(sub, Verdict):
+                return dict(sub)
+            if isinstance(sub, list):
+                return [sanitize_list(item) for item in sub]
+            if isinstance(sub, tuple):
+                return tuple(sanitize_list(item) for item in sub)
+            return original(sub)
+
+        sanitize_list.__wrapped__ = original                    # type: ignore[attr-defined]
+        sanitize_list.__lm_eval_quantum__ = True                # type: ignore[attr-defined]
+        tracker.sanitize_list = sanitize_list
+    except Exception as err:  # noqa: BLE001 - logging format only; the run goes on
+        import logging
+
+        logging.getLogger("lm_eval.quantum").warning(
+            "lm-eval-quantum: verdicts will be logged as JSON strings in filtered_resps (%r)", err)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -54,9 +122,10 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
     from .generations import install as save_generations_before_scoring
     from .sampling import install as seed_each_request
 
-    # both work even without the start-up hook (--include_path)
+    # all work even without the start-up hook (--include_path)
     seed_each_request()
     save_generations_before_scoring()
+    keep_verdicts_in_samples()
     extra = {}
     if limits:
         limits_from_env(**limits)          # unknown names or bad values fail here
@@ -91,7 +160,12 @@ def _filter(resps, docs, prefill: bool):
         from .generations import scoring_failed
 
         raise scoring_failed(task, err) from err
-    return [[json.dumps(next(verdicts)) for _ in responses] for responses in resps]
+    # per doc: its verdict (one response, as lm-eval's take_first), or its n verdicts
+    out = []
+    for responses in resps:
+        doc_verdicts = [Verdict(next(verdicts)) for _ in responses]
+        out.append(doc_verdicts[0] if len(doc_verdicts) == 1 else doc_verdicts)
+    return out
 
 
 def _log_sandbox_summary(docs) -> None:
@@ -161,8 +235,10 @@ def _warn_infra(doc, verdicts) -> None:
 def process_results(doc, results):
     from .scoring import canonical_stats
 
-    verdicts = results[0] if results and isinstance(results[0], list) else results
-    verdicts = [json.loads(v) if isinstance(v, str) else v for v in verdicts]
+    verdicts = verdicts_of(results)
+    if not verdicts:
+        raise ValueError(f"process_results: no judge verdicts in {type(results).__name__} "
+                         "(the task's filter must be lm_eval_quantum.metrics.judge_filter)")
     # Every sample counts, infra ones as failures: a score never improves because a
     # sample was infra (the pool retries infra once; error_infra reports the share).
     scored = verdicts

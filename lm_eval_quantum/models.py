@@ -7,6 +7,11 @@
       lm_eval --model quantum-replay --model_args path=out/ORG__MODEL \\
           --tasks 'quantum_qasm_*' --confirm_run_unsafe_code --output_path rescored
 
+  It scores exactly the docs that have saved answers (lm-eval's ``samples`` selection,
+  within any ``--limit`` / ``--samples`` given), says per task how many docs had none
+  (console, and ``config.replay`` in the results), and refuses, before anything is
+  scored, saved answers whose task versions differ from the installed tasks'.
+
 * :func:`tiny_model_path`: the embedded tiny GPT-2 checkpoint (no network needed)::
 
       lm_eval --model hf --model_args pretrained=$(python -m lm_eval_quantum tiny-model) ...
@@ -15,6 +20,8 @@ Importing this module imports neither torch, transformers nor any quantum framew
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import math
@@ -35,8 +42,20 @@ from lm_eval.api.registry import register_model
 # built-ins as lazy placeholders (no torch import, ~50 ms).
 
 logger = logging.getLogger(__name__)
+# what a user running lm_eval must see (lm-eval's own console handler, lm-eval's format)
+console = logging.getLogger("lm_eval.quantum")
 
-__all__ = ["ReplayLM", "tiny_model_path", "load_saved_generations", "task_from_samples_filename"]
+__all__ = ["ReplayLM", "ReplayRefused", "tiny_model_path", "load_saved_generations",
+           "load_submitted_versions", "task_from_samples_filename"]
+
+
+class ReplayRefused(SystemExit, ValueError):
+    """Replay refuses its input before anything is scored (task versions differ from the
+    installed ones; no saved answer for any requested task).
+
+    A ``SystemExit`` so that ``lm_eval`` on the command line prints only the message
+    (one line, no traceback) and exits 1; a ``ValueError`` so that Python callers catch
+    it as the bad input it is (``except ValueError`` / ``except Exception``)."""
 
 _TINY_MODEL_DIR = Path(__file__).resolve().parent / "tiny_model"
 
@@ -83,6 +102,7 @@ class SavedDoc:
     resps: list
     doc_hash: str | None
     source: str
+    version: Any = None     # the task version the line names ("version"), if any
 
 
 def _split_paths(path: Any) -> list[str]:
@@ -175,7 +195,7 @@ def load_saved_generations(paths: Any) -> dict[tuple[str, Any], SavedDoc]:
                     continue
                 doc_id = _norm_doc_id(rec["doc_id"])
                 key = (str(task), doc_id)
-                new = SavedDoc(str(task), doc_id, resps, rec.get("doc_hash"), str(f))
+                new = SavedDoc(str(task), doc_id, resps, rec.get("doc_hash"), str(f), rec.get("version"))
                 old = store.get(key)
                 if old is not None and old.resps != new.resps and task not in conflicts:
                     conflicts.add(task)
@@ -186,6 +206,85 @@ def load_saved_generations(paths: Any) -> dict[tuple[str, Any], SavedDoc]:
                     )
                 store[key] = new
     return store
+
+
+def _run_results_file(samples_file: Path) -> Path | None:
+    """The ``results_<date>.json`` lm-eval wrote in the same run as ``samples_file``: the
+    one with its date, else the only results file in its directory, else None."""
+    m = _SAMPLES_NAME.match(samples_file.name)
+    if m:
+        same = samples_file.parent / f"results_{m.group('date')}.json"
+        if same.is_file():
+            return same
+    candidates = sorted(samples_file.parent.glob("results_*.json"))
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _version_in(results: dict, task: str) -> tuple[bool, Any]:
+    """(found, version) of `task` in an lm-eval results object: ``versions``, else the
+    task config's ``metadata.version``."""
+    versions = results.get("versions")
+    if isinstance(versions, dict) and task in versions:
+        return True, versions[task]
+    config = (results.get("configs") or {}).get(task) if isinstance(results.get("configs"), dict) else None
+    metadata = config.get("metadata") if isinstance(config, dict) else None
+    if isinstance(metadata, dict) and "version" in metadata:
+        return True, metadata["version"]
+    return False, None
+
+
+def load_submitted_versions(paths: Any, saved: dict[tuple[str, Any], SavedDoc] | None = None
+                            ) -> dict[str, list[tuple[Any, str]]]:
+    """The task versions the saved generations were made with: ``{task: [(version, where
+    it says so), ...]}`` (distinct versions only).
+
+    Read from each ``samples_<task>_<date>.jsonl``'s own run (``versions``, else
+    ``configs.<task>.metadata.version`` of the ``results_<date>.json`` next to it) and
+    from ``"version"`` fields of replay lines (:mod:`.generations` writes them).  A task
+    whose saved answers name no version is absent (it cannot be checked)."""
+    saved = load_saved_generations(paths) if saved is None else saved
+    found: dict[str, list[tuple[Any, str]]] = defaultdict(list)
+
+    def add(task: str, version: Any, source: str) -> None:
+        if all(not _same_version(version, v) for v, _ in found[task]):
+            found[task].append((version, source))
+
+    sources = {(sd.task, sd.source) for sd in saved.values()}
+    for task, source in sorted(sources):
+        results_file = _run_results_file(Path(source))
+        if results_file is None:
+            continue
+        try:
+            data = json.loads(results_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            logger.warning("quantum-replay: %s is unreadable; the versions of %s are not checked",
+                           results_file, task)
+            continue
+        ok, version = _version_in(data, task) if isinstance(data, dict) else (False, None)
+        if ok:
+            add(task, version, str(results_file))
+    for sd in saved.values():
+        if sd.version is not None:
+            add(sd.task, sd.version, sd.source)
+    return dict(found)
+
+
+def _same_version(a: Any, b: Any) -> bool:
+    """Versions as lm-eval records them: numbers compare as numbers (1 == 1.0), the rest as text."""
+    def number(x):
+        if isinstance(x, bool):
+            return None
+        if isinstance(x, (int, float)):
+            return float(x)
+        try:
+            return float(str(x).strip())
+        except ValueError:
+            return None
+
+    na, nb = number(a), number(b)
+    if na is not None and nb is not None:
+        return na == nb
+    return str(a).strip() == str(b).strip()
 
 
 def _doc_hash(doc: Any) -> str | None:
@@ -215,6 +314,52 @@ def _as_bool(x: Any) -> bool:
 
 
 # --------------------------------------------------------------------------------------
+# Restricting a run to the saved docs
+# --------------------------------------------------------------------------------------
+
+_SELECTING = "__lm_eval_quantum_replay__"
+
+
+def _replay_model(lm: Any) -> "ReplayLM | None":
+    """The replay model behind `lm` (itself, or wrapped in lm-eval's CachingLM)."""
+    for candidate in (lm, getattr(lm, "lm", None)):
+        if isinstance(candidate, ReplayLM):
+            return candidate
+    return None
+
+
+def _install_selection() -> None:
+    """Wrap ``lm_eval.evaluator.evaluate`` (which ``simple_evaluate`` and thus ``lm_eval``
+    call) so that a run of the replay model scores exactly its saved docs: the wrapper
+    asks :meth:`ReplayLM.select` for lm-eval's ``samples`` (and the tasks to run) and
+    passes them on with ``limit=None``.  Any other model runs unchanged.  Idempotent."""
+    import lm_eval.evaluator as evaluator
+
+    original = evaluator.evaluate
+    if getattr(original, _SELECTING, False):
+        return
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def evaluate(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return original(*args, **kwargs)
+        replay = _replay_model(bound.arguments.get("lm"))
+        task_dict = bound.arguments.get("task_dict")
+        if replay is None or not (isinstance(task_dict, dict) and isinstance(task_dict.get("tasks"), dict)):
+            return original(*args, **kwargs)
+        task_dict, samples = replay.select(task_dict, bound.arguments.get("limit"),
+                                           bound.arguments.get("samples"))
+        bound.arguments.update(task_dict=task_dict, limit=None, samples=samples)
+        return original(**bound.arguments)
+
+    setattr(evaluate, _SELECTING, True)
+    evaluator.evaluate = evaluate
+
+
+# --------------------------------------------------------------------------------------
 # The replay model
 # --------------------------------------------------------------------------------------
 
@@ -224,8 +369,16 @@ class ReplayLM(LM):
     """Replays saved responses instead of running a model.
 
     ``--model_args path=FILE_OR_DIR[,FILE_OR_DIR...]``.  For a doc requested with
-    ``repeats=n`` the i-th request gets the i-th saved response; missing responses and
-    unknown docs get ``""`` (scored as a failure) with a warning, never a crash.
+    ``repeats=n`` the i-th request gets the i-th saved response; missing responses get
+    ``""`` (scored as a failure) with a warning, never a crash.
+
+    Run through lm-eval (``simple_evaluate`` / ``lm_eval``), each task is restricted to
+    the docs with saved answers (:meth:`select`, called by lm-eval's ``evaluate`` as
+    patched by :func:`_install_selection`): a doc without one is not scored, and a task
+    without any is not run; how many were missing is logged per task and reported in
+    the results' ``config.replay`` (:meth:`get_model_info`).  Saved answers whose task
+    version (:func:`load_submitted_versions`) differs from the installed task's are
+    refused (:class:`ReplayRefused`) before anything is scored.
     ``loglikelihood`` / ``loglikelihood_rolling`` replay saved numbers when the samples
     files have them and score NaN otherwise (with a warning: perplexity not measured).
     Responses are replayed verbatim (for ``gen_prefix`` tasks lm-eval logs the
@@ -258,7 +411,14 @@ class ReplayLM(LM):
             if sd.doc_hash:
                 self._by_hash.setdefault((sd.task, sd.doc_hash), sd)
         self._tasks = sorted({t for t, _ in self._saved})
+        self._ids: dict[str, set] = defaultdict(set)
+        for task, doc_id in self._saved:
+            self._ids[task].add(doc_id)
+        self.submitted_versions = load_submitted_versions(paths, self._saved)
         self._warned: set[tuple[str, str]] = set()
+        self._subset: dict[str, list[int]] = {}     # task -> dataset index of each position run
+        self.replay_report: dict[str, Any] = {}
+        _install_selection()
         logger.info(
             "quantum-replay: %d saved docs for %d task(s) from %s",
             len(self._saved), len(self._tasks), ", ".join(paths),
@@ -275,12 +435,106 @@ class ReplayLM(LM):
             self._warned.add((task, kind))
             logger.warning(msg, *args)
 
+    # -- which docs are scored (lm-eval's `samples`) -------------------------------------
+
+    def select(self, task_dict: dict, limit: Any = None, samples: dict | None = None
+               ) -> tuple[dict, dict[str, list[int]]]:
+        """Restrict an lm-eval run (``TaskManager.load``'s ``{"tasks", "groups", ...}``)
+        to the saved docs: ``(task_dict without the tasks that have none, {task: dataset
+        indices})`` for lm-eval's ``samples`` (``limit`` / ``samples`` narrow the docs
+        first, as lm-eval would).  Logs per task how many docs had no saved answer, keeps
+        the counts for the results (:attr:`replay_report`), and raises
+        :class:`ReplayRefused` before anything runs when a task's saved answers name
+        another version than the installed task, or when no requested task has any."""
+        from lm_eval.evaluator_utils import get_sample_size
+
+        tasks = task_dict["tasks"]
+        selection: dict[str, list[int]] = {}
+        report: dict[str, dict] = {}
+        for name, task in tasks.items():
+            docs = task.eval_docs
+            total = len(docs)
+            chosen = samples.get(name) if isinstance(samples, dict) else None
+            if chosen is not None:
+                base = sorted({int(i) for i in chosen})
+            elif limit is not None:
+                base = list(range(min(total, get_sample_size(task, limit))))
+            else:
+                base = list(range(total))
+            saved = self._ids.get(name, set())
+            keep, own_ids = [], set()
+            if saved:
+                wanted = set(base)
+                for i, doc in enumerate(docs):
+                    own = _norm_doc_id(doc.get("doc_id", i)) if isinstance(doc, dict) else i
+                    own_ids.add(own)
+                    if i in wanted and own in saved:
+                        keep.append(i)
+            kept = set(keep)
+            report[name] = {"selected": len(base), "scored": len(keep), "missing": len(base) - len(keep),
+                            "missing_doc_ids": [i for i in base if i not in kept] if keep else [],
+                            "saved_not_in_dataset": len(saved - own_ids) if saved else 0}
+            if keep:
+                selection[name] = keep
+        self.check_versions({name: getattr(tasks[name], "VERSION", None) for name in selection})
+        self.replay_report = {"paths": list(self.paths), "tasks": report,
+                              "not_run": sorted(name for name in tasks if name not in selection)}
+        self._log_selection(report)
+        if not selection:
+            raise ReplayRefused(
+                f"quantum-replay: no saved answers for any requested task ({', '.join(sorted(tasks))}); "
+                f"the saved generations are for: {', '.join(self._tasks) or 'nothing'}")
+        self._subset = {name: list(ids) for name, ids in selection.items()}
+        return {**task_dict, "tasks": {name: tasks[name] for name in selection}}, selection
+
+    def check_versions(self, installed_versions: dict[str, Any]) -> None:
+        """Raise :class:`ReplayRefused` when the saved answers of a task in
+        ``installed_versions`` ({task: installed version}) name another version."""
+        for name, installed in installed_versions.items():
+            for version, source in self.submitted_versions.get(name, []):
+                if not _same_version(version, installed):
+                    raise ReplayRefused(
+                        f"quantum-replay: task {name}: the saved answers are for version {version} "
+                        f"({source}), the installed task is version {installed}; refusing to re-score "
+                        "them against other data or checks (install the matching lm-eval-quantum)")
+
+    def _log_selection(self, report: dict) -> None:
+        missing = {name: r for name, r in report.items() if r["scored"] and r["missing"]}
+        for name, r in missing.items():
+            ids = r["missing_doc_ids"]
+            shown = ", ".join(map(str, ids[:10])) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+            console.warning("quantum-replay: %s: %d of %d docs have no saved answer and are not "
+                            "scored (doc %s); scoring %d", name, r["missing"], r["selected"], shown,
+                            r["scored"])
+        for name, r in report.items():
+            if r["saved_not_in_dataset"]:
+                console.warning("quantum-replay: %s: %d saved answers are for docs that are not in "
+                                "the installed dataset; ignored", name, r["saved_not_in_dataset"])
+        empty = sorted(name for name, r in report.items() if not r["scored"])
+        if empty:
+            shown = ", ".join(empty[:10]) + (f" and {len(empty) - 10} more" if len(empty) > 10 else "")
+            console.warning("quantum-replay: no saved answers for %d requested task(s), not run: %s",
+                            len(empty), shown)
+        scored = {name: r for name, r in report.items() if r["scored"]}
+        console.log(logging.WARNING if missing or empty else logging.INFO,
+                    "quantum-replay: scoring %d docs with saved answers in %d task(s); %d requested "
+                    "docs had none", sum(r["scored"] for r in scored.values()), len(scored),
+                    sum(r["missing"] for r in report.values()))
+
+    def get_model_info(self) -> dict:
+        """Added by ``simple_evaluate`` to the results' ``config``: what replay scored."""
+        return {"replay": self.replay_report} if self.replay_report else {}
+
     def _lookup(self, req) -> SavedDoc | None:
         # our docs carry their own id; lm-eval's req.doc_id is the position in the run,
-        # which differs from it when lm-eval runs a subset (--samples)
+        # which differs from the dataset index when lm-eval runs a subset (`samples`)
         doc = getattr(req, "doc", None)
         own = doc.get("doc_id") if isinstance(doc, dict) else None
-        task, doc_id = req.task_name, _norm_doc_id(req.doc_id if own is None else own)
+        subset = self._subset.get(req.task_name)
+        position = req.doc_id
+        if own is None and subset is not None and isinstance(position, int) and 0 <= position < len(subset):
+            position = subset[position]
+        task, doc_id = req.task_name, _norm_doc_id(position if own is None else own)
         sd = self._saved.get((task, doc_id))
         if sd is not None and (sd.doc_hash is None or getattr(req, "doc", None) is None):
             return sd

@@ -8,7 +8,8 @@ round r = 1..R asks again only the docs not yet passed, with the verdict of the
 previous attempt as feedback: the error category and the end of its trace, the
 judge's summary of a wrong answer (it never states the target; hidden test data
 that the candidate's own output printed is masked too), or the answer format
-for an answer without code.  With ``--apply_chat_template`` the rounds are one
+for an answer without code; a runtime error names the line of the program it came
+from (the sandbox's message leads with it).  With ``--apply_chat_template`` the rounds are one
 multi-turn chat, otherwise a plain-text transcript.  All of a round's requests
 go to the model in one ``generate_until`` call and are scored in one batch.
 
@@ -39,6 +40,7 @@ DEFAULT_ROUNDS = 5
 DEFAULT_SEED = "0,1234,1234,1234"          # lm-eval's: python, numpy, torch, fewshot
 AGAIN = "Answer again with the complete corrected program."
 TRACE_LINES, TRACE_CHARS = 25, 1500        # how much of an error message is fed back
+HEAD_CHARS = 300                           # of its first line, when the message is cut
 POOLED = "pooled"                          # the entry over every task's docs
 
 
@@ -109,10 +111,20 @@ def limit_docs(docs: list, limit: float | None) -> list:
 
 # --- feedback ---------------------------------------------------------------------------
 def trim_trace(message: str) -> str:
-    """The end of an error message: its last TRACE_LINES lines, at most TRACE_CHARS."""
+    """An error message within TRACE_LINES lines and about TRACE_CHARS characters: all of
+    it when it fits, else its first line (the judge's headline, which names the line of
+    the program the error came from: ``line N: ValueError: ...``, cut to HEAD_CHARS)
+    and its end."""
     full = (message or "").strip()
-    text = "\n".join(full.splitlines()[-TRACE_LINES:])[-TRACE_CHARS:]
-    return text if text == full else "...\n" + text
+    lines = full.splitlines()
+    text = "\n".join(lines[-TRACE_LINES:])[-TRACE_CHARS:]
+    if text == full:
+        return text
+    kept = lines[0][:HEAD_CHARS]
+    head = kept if kept == lines[0] else kept[:-3] + "..."
+    rest = full[len(kept):].lstrip("\n")
+    tail = "\n".join(rest.splitlines()[-(TRACE_LINES - 2):])[-(TRACE_CHARS - len(head) - 5):]
+    return f"{head}\n...\n{tail}" if tail else head
 
 
 def answer_format(prompt: str) -> str:
@@ -366,6 +378,19 @@ def _create_model(name: str, model_args: str, batch_size, device):
                           f"{type(exc).__name__}: {exc}") from None
 
 
+def _check_replay_versions(lm, infos: dict) -> None:
+    """Replayed answers (``--model quantum-replay``) saved for another task version than
+    the installed one are refused before any round runs."""
+    from .models import ReplayLM, ReplayRefused
+    from .problems import get_problem
+
+    if isinstance(lm, ReplayLM):
+        try:
+            lm.check_versions({task: get_problem(info.problem).version for task, (info, _) in infos.items()})
+        except ReplayRefused as exc:
+            raise RepairError(str(exc)) from None
+
+
 def _repair(args) -> int:
     import random
 
@@ -399,6 +424,7 @@ def _repair(args) -> int:
         np.random.seed(seeds[1])
     install()                       # per-request seeds for sampled API requests
     lm = _create_model(args.model, args.model_args, _batch_size(args.batch_size), args.device)
+    _check_replay_versions(lm, infos)
     if seeds[2] is not None and "torch" in sys.modules:   # only a model that uses torch needs it
         from lm_eval.utils import set_torch_seed
 

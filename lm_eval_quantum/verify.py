@@ -59,6 +59,7 @@ class Submission:
     results_file: dict[str, Path] = field(default_factory=dict)        # task -> its results file
     reported: dict[str, dict] = field(default_factory=dict)            # results entries (tasks, groups)
     n_samples: dict[str, dict] = field(default_factory=dict)
+    versions: dict[str, object] = field(default_factory=dict)          # task -> version its run names
     conflicts: list[str] = field(default_factory=list)                 # groups entries != results entries
 
 
@@ -96,7 +97,7 @@ def _read_rows(path: Path) -> dict[int, dict]:
 def read_submission(root: Path) -> Submission:
     """The submitted samples and, for each samples file, the results file of its run
     (``results_<date>.json`` with the same date, or the only results file)."""
-    from .models import _SAMPLES_NAME, task_from_samples_filename
+    from .models import _SAMPLES_NAME, _version_in, task_from_samples_filename
 
     if not root.is_dir():
         raise VerifyError(f"{root}: not a directory")
@@ -129,6 +130,9 @@ def read_submission(root: Path) -> Submission:
             raise VerifyError(f"{path}: no results file of the same run (results_<date>.json with its "
                               f"date) among {len(results)} results files")
         sub.results_file[task] = run
+        found, version = _version_in(results[run], task)
+        if found:
+            sub.versions[task] = version
     for path in dict.fromkeys(sub.results_file.values()):
         data = results[path]
         groups = data.get("groups") if isinstance(data.get("groups"), dict) else {}
@@ -149,7 +153,7 @@ def rescore(sub: Submission, doc_ids: dict[str, list[int]]) -> tuple[dict, dict[
     from lm_eval.evaluator import simple_evaluate
     from lm_eval.tasks import TaskManager
 
-    from .models import ReplayLM
+    from .models import ReplayLM, ReplayRefused
     from .registration import install, tasks_dir
 
     install()
@@ -160,11 +164,16 @@ def rescore(sub: Submission, doc_ids: dict[str, list[int]]) -> tuple[dict, dict[
         with replay.open("w", encoding="utf-8") as fh:
             for task, ids in doc_ids.items():
                 for doc_id in ids:
-                    fh.write(json.dumps({"task": task, "doc_id": doc_id,
-                                         "resps": sub.rows[task][doc_id]["resps"]}) + "\n")
-        out = simple_evaluate(model=ReplayLM(path=str(replay)), tasks=list(doc_ids), samples=doc_ids,
-                              task_manager=TaskManager(include_path=tasks_dir(), include_defaults=False),
-                              confirm_run_unsafe_code=True, log_samples=True, bootstrap_iters=0)
+                    line = {"task": task, "doc_id": doc_id, "resps": sub.rows[task][doc_id]["resps"]}
+                    if task in sub.versions:     # replay refuses another version than ours
+                        line["version"] = sub.versions[task]
+                    fh.write(json.dumps(line) + "\n")
+        try:
+            out = simple_evaluate(model=ReplayLM(path=str(replay)), tasks=list(doc_ids), samples=doc_ids,
+                                  task_manager=TaskManager(include_path=tasks_dir(), include_defaults=False),
+                                  confirm_run_unsafe_code=True, log_samples=True, bootstrap_iters=0)
+        except ReplayRefused as exc:     # e.g. the submission's task versions are not ours
+            raise VerifyError(str(exc)) from None
     samples = {task: {row["doc_id"]: row for row in rows} for task, rows in out["samples"].items()}
     return out["results"], samples
 
@@ -218,7 +227,8 @@ def compare_metrics(reported: dict, ours: dict) -> tuple[list[dict], list[str]]:
 
 
 def verdicts(row: dict) -> list[dict | None]:
-    """The judge verdicts in a sample's ``filtered_resps`` (None where one is not a verdict)."""
+    """The judge verdicts in a sample's ``filtered_resps`` (None where one is not a verdict):
+    ``[verdict]`` or ``[[verdict, ...]]`` as dicts, or as the JSON strings older runs logged."""
     out = []
     for item in row.get("filtered_resps") or []:
         for value in item if isinstance(item, list) else [item]:

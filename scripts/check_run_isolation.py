@@ -19,7 +19,8 @@ from pathlib import Path
 
 
 def verdicts(record: dict):
-    """The verdict dicts of one logged sample (filtered_resps: JSON strings, maybe nested)."""
+    """The verdict dicts of one logged sample (filtered_resps: dicts, or the JSON strings of
+    older runs, maybe nested)."""
     stack = [record.get("filtered_resps")]
     while stack:
         item = stack.pop()

@@ -74,12 +74,16 @@ def test_replay_scores_exactly(replay_run):
     assert ghz["depth_ratio,judge"] == pytest.approx(1.0)
     assert ghz["time_ratio,judge"] > 0
     qft = results["quantum_cirq_qft_sampled"]
-    # doc 2 was not in the replay file: ten empty answers.
-    expected = {1: (0.3 + 0 + 0) / 3, 5: pass_at_k(10, 3, 5) / 3, 10: 1 / 3}
+    # doc 2 (within --limit 3) is not in the replay file: replay scores docs 0 and 1 only
+    expected = {1: (0.3 + 0) / 2, 5: pass_at_k(10, 3, 5) / 2, 10: 1 / 2}
     for k, value in expected.items():
         assert qft[f"pass@{k},judge"] == pytest.approx(value)
-    assert qft["error_syntax,judge"] == pytest.approx((0.7 + 1.0) / 3)
+    assert qft["error_syntax,judge"] == pytest.approx((0.7 + 1.0) / 2)
     assert 0.0 <= qft["bleu,judge"] <= 100.0
+    run = json.load(open(sorted(glob.glob(f"{out}/**/results_*.json", recursive=True))[-1]))
+    assert run["n-samples"]["quantum_cirq_qft_sampled"]["effective"] == 2
+    missing = run["config"]["replay"]["tasks"]["quantum_cirq_qft_sampled"]
+    assert (missing["selected"], missing["scored"], missing["missing_doc_ids"]) == (3, 2, [2])
 
 
 def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
@@ -87,8 +91,14 @@ def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
     samples = sorted(glob.glob(f"{out}/**/samples_quantum_qasm_ghz_*.jsonl", recursive=True))
     assert samples
     rows = [json.loads(line) for line in open(samples[-1])]
-    verdicts = [json.loads(v) for row in rows for v in row["filtered_resps"][0 if isinstance(row["filtered_resps"][0], list) else slice(None)]]
+    # one greedy answer per doc: filtered_resps[0] is its verdict, a JSON object
+    verdicts = [row["filtered_resps"][0] for row in rows]
+    assert all(isinstance(v, dict) for v in verdicts)
     assert {v["category"] for v in verdicts} == {"ok", "wrong_answer", "no_code"}
+    # ten samples per doc: filtered_resps[0] holds their ten verdicts
+    [sampled] = glob.glob(f"{out}/**/samples_quantum_cirq_qft_sampled_*.jsonl", recursive=True)
+    for row in map(json.loads, open(sampled)):
+        assert len(row["filtered_resps"][0]) == 10 and all(isinstance(v, dict) for v in row["filtered_resps"][0])
     assert all(v["isolation"] in ("bwrap", "kernel", "rlimits") for v in verdicts if v["category"] != "no_code")
     # Re-score the logged generations (the leaderboard workflow): same numbers.
     again = tmp / "again"
@@ -149,8 +159,8 @@ def _canonical_generations(path, patterns, limit=1):
 def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
     """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq / pennylane patterns):
     every task of the pattern, with and without `_prefill`, runs through plain lm_eval;
-    canonical answers pass everywhere; the _ppl tasks run too (NaN: replay has no
-    log-likelihoods to give)."""
+    canonical answers pass everywhere; the _ppl tasks, for which the file saves no
+    log-likelihoods, are not run and the results say so."""
     replay = tmp_path / "canonical.jsonl"
     generation_tasks = _canonical_generations(replay, PATTERNS)
     out = tmp_path / "out"
@@ -164,8 +174,12 @@ def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
             continue
         assert results[task]["pass@1,judge"] == 1.0, (task, results[task])
         assert results[task]["exec_ok,judge"] == 1.0, task
-    ppl = {t for t in results if t.endswith("_ppl")}
-    assert ppl and all(t.replace("_ppl", "") in generation_tasks for t in ppl)
+    from lm_eval_quantum.tasks import resolve
+
+    ppl = {t for p in PATTERNS for t in resolve(p) if t.endswith("_ppl")}
+    run = json.load(open(sorted(glob.glob(f"{out}/**/results_*.json", recursive=True))[-1]))
+    assert ppl and set(run["config"]["replay"]["not_run"]) == ppl and not ppl & set(results)
+    assert all(t.replace("_ppl", "") in generation_tasks for t in ppl)
 
 
 @pytest.mark.slow
@@ -225,6 +239,5 @@ def test_prefill_is_a_true_assistant_prefill_under_the_chat_template(tmp_path):
     context = sample["arguments"]["gen_args_0"]["arg_0"]
     assert context.startswith("<|user|>") and doc["prompt"].strip() in context
     assert context.endswith("<|assistant|>\n" + doc["prefill"])
-    verdict = sample["filtered_resps"][0][0]
-    verdict = json.loads(verdict) if isinstance(verdict, str) else verdict
+    verdict = sample["filtered_resps"][0]
     assert verdict["code"].startswith(doc["prefill"].split("\n", 1)[1].strip())

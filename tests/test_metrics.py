@@ -49,9 +49,9 @@ def test_prefill_is_prepended_once():
 
 
 def _verdict(passed, category, fidelity=None, **numbers):
-    return json.dumps({"passed": passed, "score": float(passed), "category": category,
-                       "syntax_ok": category not in ("syntax", "no_code"), "exec_ok": passed,
-                       "fidelity": fidelity, "shots_used": 0, "code": "x", **numbers})
+    return {"passed": passed, "score": float(passed), "category": category,
+            "syntax_ok": category not in ("syntax", "no_code"), "exec_ok": passed,
+            "fidelity": fidelity, "shots_used": 0, "code": "x", **numbers}
 
 
 def test_process_results_counts_infra_as_a_failure():
@@ -91,3 +91,53 @@ def test_ratios_are_undefined_without_a_correct_sample_and_skipped_by_the_aggreg
                       depth=1, two_qubit_gates=1, cpu_seconds=1.0)
     assert process_results(doc, [[passed]])["shot_ratio"] == pytest.approx(2.0)
     assert nanmean([math.nan, 1.0, 3.0]) == 2.0 and math.isnan(nanmean([math.nan]))
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        (x != x and y != y) or x == y for x, y in ((a[k], b[k]) for k in a))   # NaN equals NaN
+
+
+def test_verdicts_as_dicts_and_as_the_json_strings_older_runs_logged():
+    """filtered_resps as this version logs it ([verdict] greedy, [[v1..vn]] sampled) and as
+    older versions did (JSON strings, [[json]]): the same verdicts, the same metrics."""
+    from lm_eval_quantum.metrics import Verdict, verdicts_of
+
+    doc = load_docs("quantum_qiskit_ghz")[0]
+    vs = [_verdict(True, "ok", 1.0, tvd=0.0, kl=0.0), _verdict(False, "syntax"), _verdict(False, "runtime")]
+    assert verdicts_of([Verdict(vs[0])]) == [vs[0]]
+    assert verdicts_of([[Verdict(v) for v in vs]]) == vs
+    assert verdicts_of([[json.dumps(v) for v in vs]]) == vs
+    assert verdicts_of(["not json", {"no": "verdict"}, [json.dumps([1])]]) == []
+    assert json.loads(str(Verdict(vs[0]))) == vs[0]             # its str is its JSON
+    new, old = process_results(doc, [[Verdict(v) for v in vs]]), process_results(doc, [[json.dumps(v) for v in vs]])
+    assert _same(new, old) and new["pass@1"] == pytest.approx(1 / 3)
+    assert _same(process_results(doc, [Verdict(vs[1])]), process_results(doc, [[json.dumps(vs[1])]]))
+    with pytest.raises(ValueError, match="no judge verdicts"):
+        process_results(doc, [])
+
+
+def test_logged_samples_hold_verdict_objects(tmp_path):
+    """A real `lm_eval --log_samples` run (replay, one task, --limit 1): the samples file's
+    filtered_resps[0] is the verdict itself, a JSON object (one decode of the line)."""
+    import os
+    import subprocess
+
+    doc = load_docs("quantum_qasm_ghz")[0]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"task": "quantum_qasm_ghz", "doc_id": 0, "responses": [doc["canonical"]]}) + "\n")
+    out = tmp_path / "out"
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    proc = subprocess.run(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={answers}",
+                           "--tasks", "quantum_qasm_ghz", "--limit", "1", "--confirm_run_unsafe_code",
+                           "--output_path", str(out), "--log_samples"],
+                          capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [path] = out.rglob("samples_quantum_qasm_ghz_*.jsonl")
+    [row] = [json.loads(line) for line in path.read_text().splitlines()]
+    verdict = row["filtered_resps"][0]
+    assert isinstance(verdict, dict), row["filtered_resps"]
+    assert {"passed", "score", "category", "message", "syntax_ok", "exec_ok", "fidelity", "gate_count",
+            "cpu_seconds", "isolation"} <= set(verdict)
+    assert verdict["passed"] is True and verdict["category"] == "ok" and verdict["fidelity"] == pytest.approx(1.0)
+    assert row["pass@1"] == 1.0

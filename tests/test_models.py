@@ -277,6 +277,103 @@ def test_end_to_end_replay_through_lm_eval(tmp_path):
     assert [s["filtered_resps"] for s in out["samples"]["rp_right"]] == [["ANS0"], ["ANS1"], ["ANS2"]]
 
 
+def _tasks_dir(tmp_path, names=("rp_a", "rp_b"), version=1):
+    """Generic exact-match tasks over 4 docs (no doc_id field: lm-eval's dataset index)."""
+    docs = [{"prompt": f"Q{i}: ", "answer": f"ANS{i}"} for i in range(4)]
+    data = _write_jsonl(tmp_path / "data" / "docs.jsonl", docs)
+    tasks = tmp_path / "tasks"
+    tasks.mkdir(exist_ok=True)
+    for name in names:
+        (tasks / f"{name}.yaml").write_text(
+            TASK_YAML.format(name=name, data=data, extra="").replace("version: 1", f"version: {version}"))
+    return tasks
+
+
+def _replay(tasks_dir, path, tasks, **kwargs):
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    return lm_eval.simple_evaluate(model="quantum-replay", model_args=f"path={path}", tasks=list(tasks),
+                                   task_manager=TaskManager(include_path=str(tasks_dir), include_defaults=False),
+                                   log_samples=True, bootstrap_iters=0, **kwargs)
+
+
+def test_replay_scores_exactly_the_saved_docs(tmp_path):
+    """A submission with docs 1 and 3 of rp_a (right answers) and nothing for rp_b: rp_a is
+    scored on those two docs only (1.0, not 0.5 with empty answers for the others), each
+    answer reaches its own doc (lm-eval renumbers a `samples` subset by position), rp_b
+    is not run, and the results say what was missing."""
+    tasks = _tasks_dir(tmp_path)
+    saved = _write_jsonl(tmp_path / "m" / f"samples_rp_a_{STAMP}.jsonl",
+                         [_sample(i, [[f"ANS{i}"]]) for i in (1, 3)])
+    out = _replay(tasks, saved, ["rp_a", "rp_b"])
+    assert out["results"]["rp_a"]["exact_match,none"] == 1.0
+    assert "rp_b" not in out["results"]
+    assert out["n-samples"]["rp_a"] == {"original": 4, "effective": 2}
+    assert [s["doc_id"] for s in out["samples"]["rp_a"]] == [1, 3]
+    assert [s["resps"] for s in out["samples"]["rp_a"]] == [[["ANS1"]], [["ANS3"]]]
+    replay = out["config"]["replay"]
+    assert replay["tasks"]["rp_a"] == {"selected": 4, "scored": 2, "missing": 2, "missing_doc_ids": [0, 2],
+                                       "saved_not_in_dataset": 0}
+    assert replay["tasks"]["rp_b"]["scored"] == 0 and replay["not_run"] == ["rp_b"]
+
+    # --limit and --samples narrow the docs first; the saved ones among them are scored
+    out = _replay(tasks, saved, ["rp_a"], limit=2)
+    assert out["n-samples"]["rp_a"]["effective"] == 1 and out["results"]["rp_a"]["exact_match,none"] == 1.0
+    assert out["config"]["replay"]["tasks"]["rp_a"]["missing_doc_ids"] == [0]
+    out = _replay(tasks, saved, ["rp_a"], samples={"rp_a": [3, 2]})
+    assert [s["doc_id"] for s in out["samples"]["rp_a"]] == [3]
+    assert out["config"]["replay"]["tasks"]["rp_a"]["missing"] == 1
+
+    # a saved answer for a doc the dataset does not have is counted, not scored
+    extra = _write_jsonl(tmp_path / "extra.jsonl", [{"task": "rp_a", "doc_id": 9, "responses": ["x"]},
+                                                    {"task": "rp_a", "doc_id": 0, "responses": ["ANS0"]}])
+    out = _replay(tasks, extra, ["rp_a"])
+    assert out["config"]["replay"]["tasks"]["rp_a"]["saved_not_in_dataset"] == 1
+    assert out["n-samples"]["rp_a"]["effective"] == 1
+
+    from lm_eval_quantum.models import ReplayRefused
+
+    with pytest.raises(ReplayRefused, match="no saved answers for any requested task"):
+        _replay(tasks, saved, ["rp_b"])
+
+
+def test_replay_refuses_other_task_versions(tmp_path):
+    """Saved answers whose run names another task version (results_<date>.json next to the
+    samples, or a replay line's "version") are refused before anything is scored; equal
+    versions (1 and 1.0) replay."""
+    from lm_eval_quantum.models import ReplayRefused, load_submitted_versions
+
+    tasks = _tasks_dir(tmp_path, version=2)
+    run = tmp_path / "run"
+    saved = _write_jsonl(run / f"samples_rp_a_{STAMP}.jsonl", [_sample(0, [["ANS0"]])])
+    (run / f"results_{STAMP}.json").write_text(json.dumps({"results": {}, "versions": {"rp_a": 1}}))
+    assert load_submitted_versions(str(run)) == {"rp_a": [(1, str(run / f"results_{STAMP}.json"))]}
+    with pytest.raises(ReplayRefused) as refused:
+        _replay(tasks, run, ["rp_a"])
+    assert isinstance(refused.value, ValueError)
+    message = str(refused.value)
+    assert "rp_a" in message and "version 1" in message and "version 2" in message and "\n" not in message
+
+    (run / f"results_{STAMP}.json").write_text(json.dumps({"results": {}, "versions": {"rp_a": 2.0}}))
+    assert _replay(tasks, run, ["rp_a"])["results"]["rp_a"]["exact_match,none"] == 1.0
+    line = _write_jsonl(tmp_path / "line.jsonl", [{"task": "rp_a", "doc_id": 0, "responses": ["ANS0"],
+                                                   "version": 3}])
+    with pytest.raises(ReplayRefused, match="rp_a: the saved answers are for version 3"):
+        _replay(tasks, line, ["rp_a"])
+
+    # on the command line: one line on stderr, a non-zero exit, no results written
+    env = {**__import__("os").environ, "TOKENIZERS_PARALLELISM": "false"}
+    out_dir = tmp_path / "out"
+    proc = subprocess.run(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={line}",
+                           "--include_path", str(tasks), "--tasks", "rp_a", "--output_path", str(out_dir)],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1].startswith("quantum-replay: task rp_a: the saved answers are "
+                                                           "for version 3"), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and not out_dir.exists()
+
+
 # ------------------------------------------------------------------------ tiny model
 
 

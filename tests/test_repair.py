@@ -186,6 +186,27 @@ def test_long_error_traces_are_trimmed():
     assert len(text) < 1600 and text.endswith("END")
 
 
+def test_replayed_answers_of_another_task_version_are_refused(ghz_run, tmp_path, capsys):
+    """Re-running a written repair run whose results name another task version: exit 2,
+    one line naming the task and both versions, nothing asked."""
+    import shutil
+
+    _, _, report, _, out = ghz_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    [results] = copy.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    installed = data["versions"][GHZ]
+    data["versions"][GHZ] = installed + 1
+    results.write_text(json.dumps(data))
+    [transcript] = copy.rglob(f"samples_{GHZ}_*.jsonl")
+    assert main(["repair", "--model", "quantum-replay", "--model_args", f"path={transcript}", "--tasks", GHZ,
+                 "--limit", "2", "--rounds", "1", "--output_path", str(tmp_path / "again")]) == 2
+    err = capsys.readouterr().err
+    assert f"task {GHZ}: the saved answers are for version {installed + 1}" in err
+    assert f"the installed task is version {installed}" in err and not (tmp_path / "again").exists()
+
+
 def test_summary_by_bug_category_and_infra_apart():
     """Three docs tagged with bug categories: solved at round 0, at round 1, never (an
     infrastructure failure, then a wrong answer)."""

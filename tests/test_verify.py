@@ -39,6 +39,7 @@ def submission(tmp_path_factory) -> Path:
     ghz, sampled, locate = (lmq.load_docs(t) for t in (GHZ, SAMPLED, LOCATE))
     answers = [(GHZ, ghz[1], [ghz[1]["canonical"]]), (GHZ, ghz[2], [_wrong_ghz(ghz[2])]),
                (SAMPLED, sampled[0], [sampled[0]["canonical"]] * 3 + [_wrong_ghz(sampled[0])] * 7),
+               (SAMPLED, sampled[1], [""] * 10),      # saved empty answers (replay scores saved docs only)
                (LOCATE, locate[0], [json.loads(locate[0]["check"])["accepted"][0]]), (LOCATE, locate[1], ["99"])]
     generations = tmp / "generations.jsonl"
     generations.write_text("".join(json.dumps({"task": task, "doc_id": doc["doc_id"], "doc_hash": _doc_hash(doc),
@@ -53,7 +54,7 @@ def submission(tmp_path_factory) -> Path:
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [json.loads(line) for line in _samples_file(out, GHZ).read_text().splitlines()]
     assert [r["doc_id"] for r in rows] == [1, 2]
-    assert [json.loads(r["filtered_resps"][0][0])["category"] for r in rows] == ["ok", "wrong_answer"]
+    assert [r["filtered_resps"][0]["category"] for r in rows] == ["ok", "wrong_answer"]
     return out
 
 
@@ -112,9 +113,9 @@ def test_flipped_verdict_is_flagged(submission, tmp_path, capsys):
     copy = _tampered(submission, tmp_path)
 
     def flip(row):
-        verdict = json.loads(row["filtered_resps"][0][0])
+        verdict = row["filtered_resps"][0]
         assert verdict["passed"] is False
-        row["filtered_resps"][0][0] = json.dumps({**verdict, "passed": True})
+        row["filtered_resps"][0] = {**verdict, "passed": True}
 
     _edit_rows(_samples_file(copy, GHZ), 2, flip)
     code, report, text = _verify(copy, tmp_path, capsys)
@@ -123,6 +124,33 @@ def test_flipped_verdict_is_flagged(submission, tmp_path, capsys):
     assert (diff["task"], diff["doc_id"], diff["kind"], diff["field"], diff["reported"], diff["rescored"]) == (
         GHZ, 2, "verdict", "passed", True, False)
     assert "sample 0: passed reported True, re-scored False" in text
+
+
+def test_verdicts_logged_as_json_strings_still_verify(submission, tmp_path, capsys):
+    """Older runs logged each verdict as a JSON string inside a list: still read."""
+    copy = _tampered(submission, tmp_path)
+    for path in copy.rglob("samples_*.jsonl"):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            first = row["filtered_resps"][0]
+            if isinstance(first, dict):
+                row["filtered_resps"] = [[json.dumps(first)]]
+            elif isinstance(first, list):
+                row["filtered_resps"] = [[json.dumps(v) for v in first]]
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    code, report, text = _verify(copy, tmp_path, capsys)
+    assert code == 0 and report["differences"] == [], text
+
+
+def test_other_task_version_is_refused(submission, tmp_path, capsys):
+    copy = _tampered(submission, tmp_path)
+    [results] = copy.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    data["versions"][GHZ] = data["versions"][GHZ] + 1
+    results.write_text(json.dumps(data))
+    assert main(["verify", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert f"task {GHZ}: the saved answers are for version {data['versions'][GHZ]}" in err, err
 
 
 def test_edited_prompt_is_flagged(submission, tmp_path, capsys):

@@ -46,6 +46,10 @@ FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
 CANDIDATE_FILE = "<candidate>"
 CANDIDATE_MODULE = "candidate"
 MAX_MESSAGE_CHARS = 1500
+# An error message: the exception's text (its first TEXT_LINES lines), then the
+# candidate's frames (the innermost FRAME_LINES, each with its source line cut to
+# SOURCE_LINE_CHARS); the whole fits the repair feedback's window (25 lines, 1500 chars).
+TEXT_LINES, FRAME_LINES, SOURCE_LINE_CHARS = 12, 6, 120
 
 THREAD_ENV = (
     "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -264,10 +268,15 @@ class Session:
         return {str(k): int(v) for k, v in counts.items()}, extra
 
 
+_source_lines: list[str] = []   # the candidate program being run, for error messages
+
+
 def load_python(source: str | None) -> dict:
     """Compile and execute candidate Python in a fresh module `candidate`."""
+    global _source_lines
     if not source or not source.strip():
         raise CandidateError("no_code", "no Python code was found in the answer")
+    _source_lines = source.splitlines()
     code = compile(source, CANDIDATE_FILE, "exec", dont_inherit=True)  # SyntaxError -> syntax
     module = types.ModuleType(CANDIDATE_MODULE)
     module.__file__ = CANDIDATE_FILE
@@ -345,8 +354,8 @@ def run_job(job: dict, channel) -> None:
         _execute(session)
     except ChannelFailure:
         raise
-    except CandidateError as exc:
-        _send_error(channel, exc.category, exc.message)
+    except CandidateError as exc:    # with the candidate's line when its code was running
+        _send_error(channel, *classify(exc))
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - candidate code may raise anything
         category, message = classify(exc)
         _send_error(channel, category, message)
@@ -375,9 +384,10 @@ _LIMIT_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.EFBIG, errno.ENOSPC, errno.ED
 
 
 def classify(exc: BaseException) -> tuple[str, str]:
-    """(category, message) for an exception raised while running a candidate."""
+    """(category, message) for an exception raised while running a candidate.  When the
+    candidate's own code was running, the message names its line (:func:`describe`)."""
     if isinstance(exc, CandidateError):
-        return exc.category, exc.message
+        return exc.category, _located(exc.message, exc)
     if isinstance(exc, SyntaxError) and exc.filename == CANDIDATE_FILE:
         where = f" (line {exc.lineno})" if exc.lineno else ""
         text = f": {exc.text.strip()}" if exc.text else ""
@@ -392,29 +402,72 @@ def classify(exc: BaseException) -> tuple[str, str]:
     else:
         category = "runtime"
     if isinstance(exc, SystemExit):
-        return "runtime", f"the program called exit({exc.code!r})"
+        return "runtime", _located(f"the program called exit({_render(exc.code, repr)})", exc)
     return category, describe(exc)
+
+
+def _render(value, how=str) -> str:
+    """str()/repr() of a candidate's object, which may raise."""
+    try:
+        text = how(value)
+        return text if isinstance(text, str) else "<unprintable>"
+    except (Exception, SystemExit):  # noqa: BLE001 - a hostile __str__
+        return "<unprintable>"
 
 
 # Paths of installed packages or of this harness, e.g. in ImportError texts.
 _INTERNAL_PATH = re.compile(r"\s*\(?/[^\s'\"()]*(?:site-packages|dist-packages|lm_eval_quantum)[^\s'\"()]*\)?")
 
 
+def candidate_frames(exc: BaseException) -> list[tuple[int, str]]:
+    """(line, function) of each frame of the candidate's program in the exception's
+    traceback, outermost first (the last one is where the error came from)."""
+    try:
+        return [(lineno, frame.f_code.co_name) for frame, lineno in traceback.walk_tb(exc.__traceback__)
+                if frame.f_code.co_filename == CANDIDATE_FILE and isinstance(lineno, int)]
+    except Exception:  # noqa: BLE001 - a message must never fail
+        return []
+
+
+def source_line(lineno: int) -> str:
+    """Line `lineno` (1-based) of the candidate program, stripped and cut to SOURCE_LINE_CHARS."""
+    if not 1 <= lineno <= len(_source_lines):
+        return ""
+    text = _source_lines[lineno - 1].strip()
+    return text if len(text) <= SOURCE_LINE_CHARS else text[: SOURCE_LINE_CHARS - 3] + "..."
+
+
+def _cut(text: str, chars: int) -> str:
+    """`text` within TEXT_LINES lines and `chars` characters ("..." where cut)."""
+    lines = text.splitlines() or [""]
+    if len(lines) > TEXT_LINES:
+        text = "\n".join(lines[:TEXT_LINES]) + "\n..."
+    chars = max(chars, 20)
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def _located(message: str, exc: BaseException) -> str:
+    """`message` led by the line of the candidate's program the error came from
+    ("line N: ..."), followed by the candidate's frames with their source lines
+    (innermost last); `message` unchanged when no candidate code was running."""
+    frames = candidate_frames(exc)
+    if not frames:
+        return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
+    rows = []
+    for lineno, name in frames[-FRAME_LINES:]:
+        text = source_line(lineno)
+        name = name if len(name) <= 40 else name[:37] + "..."
+        rows.append(f"  line {lineno}, in {name}" + (f": {text}" if text else ""))
+    tail = "\nin your code:\n" + "\n".join(rows)
+    return _cut(f"line {frames[-1][0]}: {message}", MAX_MESSAGE_CHARS - len(tail)) + tail
+
+
 def describe(exc: BaseException) -> str:
-    """Exception type and message plus the candidate's own frames (no harness paths)."""
-    text = _INTERNAL_PATH.sub("", str(exc)).strip()
+    """Exception type and message (no harness paths), led by the line of the candidate's
+    program it came from, then the candidate's own frames with their source lines."""
+    text = _INTERNAL_PATH.sub("", _render(exc)).strip()
     head = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    frames = [
-        f"  line {fs.lineno}, in {fs.name}" + (f": {fs.line.strip()}" if fs.line else "")
-        for fs in traceback.extract_tb(exc.__traceback__)
-        if fs.filename == CANDIDATE_FILE
-    ]
-    message = head
-    if frames:
-        message += "\nin your code:\n" + "\n".join(frames[-6:])
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = message[: MAX_MESSAGE_CHARS - 3] + "..."
-    return message
+    return _located(head, exc)
 
 
 # --- warm-up ----------------------------------------------------------------------
