@@ -120,6 +120,14 @@ MAX_UNITARY_QUBITS = 10
 # No canonical needs more than a few hundred operations; 20k bounds the judge's
 # work on hostile input to ~1-3 s (measured: ~75 us per op at 14 qubits).
 MAX_OPS = 20_000
+# OpenQASM 3 programs are evaluated at compile time before conversion (loops unrolled,
+# classical variables and `if`s with known conditions folded: frameworks.qasm_fold).
+# The evaluator executes at most this many statements and loop iterations in all: 5x
+# MAX_OPS leaves room for the classical bookkeeping of a program that emits MAX_OPS
+# gates (a counter update and a loop header per gate), while a non-terminating
+# `while` or a 10^9-iteration loop ends as resource_limit in ~1 s (measured: ~8 us
+# per step on a loaded 2-core machine).
+QASM_UNROLL_STEPS = 100_000
 # Oracle queries: total shots a post-processing may request per hidden test.
 MAX_SHOTS_PER_TEST = 100_000
 # The judge's own work per sample (judge.simulate.metered), in amplitude operations
@@ -148,10 +156,11 @@ UNITARY_PRECHECK_STATES = 4
 # measurements) apart with probability one, so 2 only guards against a numerically
 # unlucky draw; it costs 2 x 2 simulations of the differing segments, once per distinct
 # circuit.  Tolerance (state-vector distance after a common phase, or total variation
-# of the final measurement): Qiskit's exact resynthesis (two-qubit KAK, one-qubit Euler
-# merges) is off by ~1e-15 per block; a one-bit change on 14 qubits moves a random state
-# by ~2/sqrt(2^14) ~ 0.016.  Accepting a circuit within the tolerance never shows the
-# candidate more than samples of its own artifact.
+# of the final measurement): transpiling every canonical of the oracle tasks at levels
+# 0-3 and two seeds deviates by <= 4e-15 (exact resynthesis); a one-amplitude change on
+# 14 qubits moves a random state by ~2/sqrt(2^14) ~ 0.016, and transpile's approximate
+# synthesis (approximation_degree=0.99) by >= 0.04, refused.  Accepting a circuit within
+# the tolerance never shows the candidate more than samples of its own artifact.
 EQUIVALENCE_STATES = 2
 EQUIVALENCE_TOL = 1e-6
 # The wire schema (wire.check_message / check_circuit): everything a sandbox child
