@@ -39,6 +39,10 @@ class Verdict(dict):
         return json.dumps(self)
 
 
+# what makes a plain dict in filtered_resps one of our verdicts
+VERDICT_KEYS = frozenset({"passed", "category", "message", "score"})
+
+
 def verdicts_of(value) -> list[dict]:
     """The verdict dicts in a logged ``filtered_resps`` (or one entry of it), in order:
     dicts as this version logs them, JSON strings as older versions did, nested in lists
@@ -63,8 +67,9 @@ def verdicts_of(value) -> list[dict]:
 def keep_verdicts_in_samples() -> None:
     """lm-eval's ``save_results_samples`` (0.4.13) passes ``filtered_resps`` through
     ``sanitize_list``, which turns every item that is not a list into ``str(item)``.
-    Wrap it so that a :class:`Verdict` stays a dict (written by ``json.dumps`` as an
-    object); every other value is sanitised exactly as before.  Idempotent; a changed
+    Wrap it so that a :class:`Verdict` (or a plain dict with every VERDICT_KEYS) stays a
+    dict, written by ``json.dumps`` as an object; every other value is sanitised exactly
+    as before.  Idempotent; a changed
     lm-eval degrades to one warning (verdicts are then logged as JSON strings)."""
     try:
         import lm_eval.loggers.evaluation_tracker as tracker
@@ -74,7 +79,9 @@ def keep_verdicts_in_samples() -> None:
             return
 
         def sanitize_list(sub):
-            if isinstance(sub, Verdict):
+            # a Verdict, or one that lm-eval copied into a plain dict on the way (API models
+            # are "multimodal": hash_dict_images rebuilds every sample's dicts)
+            if isinstance(sub, Verdict) or (isinstance(sub, dict) and VERDICT_KEYS <= sub.keys()):
                 return dict(sub)
             if isinstance(sub, list):
                 return [sanitize_list(item) for item in sub]

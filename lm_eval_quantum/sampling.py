@@ -298,9 +298,21 @@ def _merge_outputs(parts: list[tuple[list[int], Any]], n: int) -> Any:
     return merged
 
 
+def _no_empty_stop(self, gen_kwargs):
+    """The pack's tasks stop only at the end of turn (``until: []``); without an EOS string
+    lm-eval would send ``"stop": []``, which some servers (``transformers serve``) answer
+    with HTTP 500.  ``"stop": null`` (after the payload's own ``stop``, so it wins) means
+    the same to every OpenAI-compatible server."""
+    if (isinstance(gen_kwargs, dict) and gen_kwargs.get("until") == []
+            and not getattr(self, "eos_string", None) and "stop" not in gen_kwargs):
+        return {**gen_kwargs, "stop": None}
+    return gen_kwargs
+
+
 def _wrap_model_call(orig: Callable, good_payloads: set) -> Callable:
     @functools.wraps(orig)
     def model_call(self, messages, *, generate=True, gen_kwargs=None, **kwargs):
+        gen_kwargs = _no_empty_stop(self, gen_kwargs)
         plan = _seed_plan(self, messages, gen_kwargs, good_payloads) if generate else None
         if plan is None:
             return orig(self, messages, generate=generate, gen_kwargs=gen_kwargs, **kwargs)
@@ -323,6 +335,7 @@ def _wrap_amodel_call(orig: Callable, good_payloads: set) -> Callable:
     @functools.wraps(orig)
     async def amodel_call(self, session, sem, messages, *, generate=True, cache_keys=None, ctxlens=None,
                           gen_kwargs=None, **kwargs):
+        gen_kwargs = _no_empty_stop(self, gen_kwargs)
         plan = _seed_plan(self, messages, gen_kwargs, good_payloads) if generate else None
         if plan is None:
             return await orig(self, session, sem, messages, generate=generate, cache_keys=cache_keys,

@@ -417,3 +417,29 @@ def test_start_up_hook_patches_the_api_clients(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-3000:]
     assert json.loads(res.stdout.strip().splitlines()[-1]) == [True, True]
+
+
+def test_an_empty_stop_list_is_sent_as_null_when_the_client_has_no_eos():
+    """The pack's tasks stop only at the end of turn (until: []); lm-eval's chat client
+    without an EOS string would send "stop": [], which transformers serve answers with
+    HTTP 500.  The patched client sends "stop": null instead; with an EOS it sends [EOS]."""
+    import lm_eval.models.openai_completions as oc
+
+    sampling.install()
+    sent = []
+
+    class Client(oc.LocalChatCompletion):
+        def __init__(self, eos):
+            self.eos_string, self.model, self._seed, self._max_gen_toks = eos, "m", 1234, 16
+
+    def fake_orig(self, messages, *, generate=True, gen_kwargs=None, **kwargs):
+        sent.append(self._create_payload(messages, generate=generate, gen_kwargs=dict(gen_kwargs),
+                                         seed=self._seed, eos=self.eos_string))
+        return {"choices": []}
+
+    call = sampling._wrap_model_call(fake_orig, set())
+    msgs = [{"role": "user", "content": "hi"}]
+    call(Client(None), msgs, gen_kwargs={"until": [], "max_gen_toks": 8, "temperature": 0.0})
+    call(Client("</s>"), msgs, gen_kwargs={"until": [], "max_gen_toks": 8, "temperature": 0.0})
+    assert sent[0]["stop"] is None and json.loads(json.dumps(sent[0]))["stop"] is None
+    assert sent[1]["stop"] == ["</s>"]
