@@ -1,7 +1,11 @@
 """python -m lm_eval_quantum COMMAND
 
   tasks-dir              print the directory of the task YAMLs (for --include_path)
-  list [PATTERN]         list task names (default 'quantum_*')
+  list [PATTERN] [--groups] [--tags] [--framework F] [--suite S] [--variant V]
+                         without arguments an overview (tasks per suite and framework,
+                         variants, groups, tags, with counts); with PATTERN (shell-style,
+                         comma-separated) the matching tasks, then matching groups and tags
+                         marked as such; exit 1 with close names when nothing matches
   selfcheck [--tasks P[,P...]] [--seeds N] [--mutants [--max-docs K] [--per-operator M]]
             [--isolation L] [--min-isolation L]
                          run every canonical through sandbox + judge over N seeds (non-zero
@@ -47,13 +51,20 @@ def _isolation_flags(args) -> None:
                           (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lm_eval_quantum", description=__doc__,
+def main(argv=None, prog: str = "python -m lm_eval_quantum") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("tasks-dir", help="print the task config directory")
-    p_list = sub.add_parser("list", help="list tasks")
-    p_list.add_argument("pattern", nargs="?", default="quantum_*")
+    p_list = sub.add_parser("list", help="list tasks, groups and tags")
+    p_list.add_argument("pattern", nargs="?",
+                        help="shell-style pattern(s), comma-separated, e.g. 'quantum_cirq_*'; "
+                             "a plain word matches anywhere in a name (default: an overview)")
+    p_list.add_argument("--groups", action="store_true", help="list the groups with their task counts")
+    p_list.add_argument("--tags", action="store_true", help="list the tags with their task counts")
+    p_list.add_argument("--framework", help="only tasks of these frameworks (qasm,qiskit,cirq,pennylane)")
+    p_list.add_argument("--suite", help="only tasks of these suites (e.g. state-preparation)")
+    p_list.add_argument("--variant", help="only tasks of these variants (greedy,sampled,prefill,ppl)")
     p_self = sub.add_parser("selfcheck", help="check every canonical passes")
     p_self.add_argument("--tasks", default="quantum_*", help="shell-style task pattern")
     p_self.add_argument("--seeds", type=int, default=1, help="sample indices 0..N-1 per canonical")
@@ -80,9 +91,11 @@ def main(argv=None) -> int:
 
         print(tasks_dir())
     elif args.command == "list":
-        from .api import list_tasks
+        from .listing import run as list_command
 
-        print("\n".join(list_tasks(args.pattern)))
+        return list_command(args.pattern, groups=args.groups, tags=args.tags,
+                            framework=args.framework, suite=args.suite, variant=args.variant,
+                            prog=prog)
     elif args.command == "doctor":
         from .preflight import doctor
 

@@ -1,7 +1,7 @@
 """``lm-eval-quantum``: lm-eval's own command line, plus the quantum task pack.
 
 Same sub-commands and arguments as ``lm_eval`` (it is lm-eval's ``HarnessCLI``),
-with two differences:
+with these differences:
 
 * the pack is registered explicitly, so it works even with
   ``LM_EVAL_QUANTUM_NO_HOOK=1`` or without the ``.pth`` start-up hook;
@@ -9,7 +9,15 @@ with two differences:
   starting with ``quantum``, or a group/tag/task defined in the pack's YAMLs),
   lm-eval's ~14k built-in task configs are not indexed (``include_defaults=False``),
   which saves most of lm-eval's start-up time.  Anything else (another task, a
-  YAML path, a directory, ``--config`` without ``--tasks``) indexes them as usual.
+  YAML path, a directory, ``--config`` without ``--tasks``) indexes them as usual;
+* the pack's own commands (``list``, ``doctor``, ``selfcheck``, ``repair``, ``verify``,
+  ``leaderboard``, ``tasks-dir``, ``tiny-model``) run as ``python -m lm_eval_quantum`` would;
+* ``--isolation`` / ``--min-isolation`` set the sandbox level;
+* user errors stop before lm-eval starts, with one line and the fix instead of a traceback
+  (:mod:`lm_eval_quantum.errors`): an unknown ``quantum_*`` / ``lmq*`` name in ``--tasks``
+  (with close names), a ``--limit`` that is not a count >= 1 or a fraction in (0, 1)
+  (lm-eval runs every doc for ``--limit 0``), the packages of ``--model`` (e.g. ``hf``:
+  ``pip install "lm-eval-quantum[hf]"``) or of the sandbox not installed.
 """
 
 from __future__ import annotations
@@ -136,32 +144,89 @@ def take_isolation_flags(argv: Sequence[str]) -> list[str]:
     return rest
 
 
+# The pack's own sub-commands (python -m lm_eval_quantum ...); lm-eval's are run, ls, validate.
+PACK_COMMANDS = ("list", "doctor", "tasks-dir", "tiny-model", "selfcheck", "repair", "verify",
+                 "leaderboard")
+
+
+def _usage_error(message: str) -> SystemExit:
+    print(message, file=sys.stderr)
+    return SystemExit(2)
+
+
+def check_run_arguments(args) -> None:
+    """Refuse, with one line and its fix, what lm-eval would otherwise stop on with a
+    traceback (or, for ``--limit 0``, silently run in full): unknown pack task names,
+    a bad ``--limit``, missing packages of the model or the sandbox.  Raises SystemExit."""
+    from . import errors
+
+    command = getattr(args, "command", None)
+    if command not in ("run", "validate"):
+        return
+    entries = [e for e in split_tasks(_requested_tasks(args)) if isinstance(e, str)]
+    # a user's --include_path may define quantum_* tasks of its own: lm-eval decides then
+    if entries and not getattr(args, "include_path", None):
+        names = pack_names() if os.environ.get(registration.ENV_TASKS_DIR) else None
+        unknown = errors.unknown_pack_tasks(entries, names)
+        if unknown:
+            raise _usage_error(errors.unknown_tasks_message(unknown))
+    if command != "run":
+        return
+    problem = errors.check_limit(getattr(args, "limit", None))
+    if problem:
+        raise _usage_error(problem)
+    model = getattr(args, "model", None)
+    # without --model lm-eval runs `hf`, unless a --config file names the model
+    problem = errors.check_model(model) if model or not getattr(args, "config", None) else None
+    if problem is None and errors.executes_pack_tasks(entries):
+        problem = errors.check_frameworks()
+    if problem:
+        raise SystemExit(problem)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console script ``lm-eval-quantum`` (see the module docstring)."""
     if argv is not None:
         sys.argv = [sys.argv[0] if sys.argv else "lm-eval-quantum", *argv]
-    if sys.argv[1:2] == ["doctor"]:     # the pack's own installation check
+    if sys.argv[1:2] and sys.argv[1] in PACK_COMMANDS:     # the pack's own commands
         from .__main__ import main as pack_main
 
-        raise SystemExit(pack_main(sys.argv[1:]))
+        raise SystemExit(pack_main(sys.argv[1:], prog="lm-eval-quantum"))
     sys.argv = [sys.argv[0], *take_isolation_flags(sys.argv[1:])]
+    from . import errors
+
+    if sys.argv[1:2] not in (["ls"], ["validate"]):      # lm-eval reads the rest as `run`
+        _, value = errors.limit_in_argv(sys.argv[1:])
+        problem = errors.check_limit(value)      # None when there is no value to check
+        if problem:     # before lm-eval's parser, which stops on a non-number with its usage
+            raise _usage_error(problem)
 
     registration.install()
 
-    # lm_eval.__main__.cli_evaluate, with a look at the parsed --tasks in between.
+    # lm_eval.__main__.cli_evaluate, with a look at the parsed arguments in between.
     from lm_eval._cli import HarnessCLI
     from lm_eval.utils import setup_logging
 
     setup_logging()
     parser = HarnessCLI()
     args = parser.parse_args()
+    check_run_arguments(args)
     try:
         quantum_only = only_pack_tasks(_requested_tasks(args))
     except Exception:  # classification is an optimisation only
         quantum_only = False
     if quantum_only:
         skip_builtin_tasks()
-    parser.execute(args)
+    try:
+        parser.execute(args)
+    except (ModuleNotFoundError, ValueError) as exc:
+        message = errors.friendly(exc)
+        if message is None:
+            raise
+        raise SystemExit(message) from None
+    if getattr(args, "command", None) is None:      # no command: lm-eval printed its help
+        print(f"\nthe pack's own commands: lm-eval-quantum {{{','.join(PACK_COMMANDS)}}} "
+              "(python -m lm_eval_quantum --help)")
 
 
 if __name__ == "__main__":

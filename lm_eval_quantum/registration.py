@@ -84,6 +84,9 @@ def on_loaded(name: str, module) -> None:
     """Patch one freshly imported lm-eval module (see the module docstring)."""
     if name == "lm_eval.tasks.manager":
         patch_task_manager(module.TaskManager)
+        from lm_eval_quantum.errors import install_excepthook
+
+        install_excepthook()   # one-line user errors in `lm_eval` runs of the pack (errors.py)
     elif name == "lm_eval.models":
         from lm_eval.api.registry import model_registry
 
