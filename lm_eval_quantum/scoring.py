@@ -38,9 +38,12 @@ def canonical_stats(doc: dict) -> dict:
 def doc_limits(doc: dict) -> SandboxLimits:
     """A sample's limits: sized from its task's canonical cost, then the task's
     ``metadata.limits`` (carried on the doc), then ``LMQ_<FIELD>`` of the run."""
+    from .problems import Computed, get_problem
+
     cost = canonical_costs().get(f"{doc['framework']}_{doc['problem']}", {})
     overrides = json.loads(doc.get("limits") or "{}")
-    return limits_from_env(sized_limits(cost.get("cpu_seconds")), **overrides)
+    base = sized_limits(cost.get("cpu_seconds"), computes=isinstance(get_problem(doc["problem"]), Computed))
+    return limits_from_env(base, **overrides)
 
 
 def entry_points(spec: dict, framework: str) -> tuple[str, ...]:

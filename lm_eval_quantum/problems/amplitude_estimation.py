@@ -35,6 +35,7 @@ def ry(alpha: float) -> np.ndarray:
 
 class AmplitudeEstimation(Problem):
     slug = "amplitude_estimation"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Amplitude estimation"
     check = "state"
     suite = "quantum-algorithms"
@@ -64,8 +65,10 @@ class AmplitudeEstimation(Problem):
         2x2 matrix Q = A S0 A^dag S_chi (S_chi acts first), where S_chi = Z = [[1, 0],
         [0, -1]] flips the sign of the good state and S0 = 2|0><0| - I = [[1, 0], [0, -1]];
         use exactly these signs. Prepare A|0> on qubit {t} (from |0>).
-        `build_circuit(t, theta)` receives t = {t} and theta (a float).
         """, qpe_convention(t, f"the objective qubit {t}", "Q"))
+
+    def argument_notes(self, framework, params):
+        return "`t` is the number of counting qubits and `theta` the angle theta in radians."
 
     def target_for(self, params, framework):
         a = ry(2 * params["theta"])

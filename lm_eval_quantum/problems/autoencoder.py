@@ -11,10 +11,7 @@ the action on the codewords is checked (`subspace`), up to that one phase.
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
-
-CUSTOM_GATES = ('You may also `include "customgates.inc";` for the multi-controlled gates '
-                "`c<k>x`, `c<k>z` and `c<k>p(lambda)` (k = 2..12 controls first, target last).")
+from . import QASM_HEADER, Problem, basis_unitary, ellipsis_list, qasm_controlled, seeded_rng
 SIZES = {"test": [(3, 1), (4, 2), (5, 2), (6, 3), (7, 3)], "fewshot": [(3, 2), (5, 1)]}
 
 
@@ -53,6 +50,7 @@ def encoder_gates(n: int, codewords, latent) -> list[tuple]:
 
 class Autoencoder(Problem):
     slug = "autoencoder"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum autoencoder encoder"
     check = "unitary"
 
@@ -65,10 +63,6 @@ class Autoencoder(Problem):
     def entry_args(self, params):
         return [params["n"], params["codewords"], params["latent"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES if framework == "qasm" else rule
-
     def statement(self, params):
         n, k, latent, words = params["n"], params["k"], params["latent"], params["codewords"]
         trash = [q for q in range(n) if q not in latent]
@@ -77,8 +71,9 @@ class Autoencoder(Problem):
         return f"""
         Write the encoder of a quantum autoencoder on {n} qubits. The states to compress
         lie in the {2 ** k}-dimensional subspace spanned by the computational basis states
-        |c_0>, ..., |c_{2 ** k - 1}> listed below. Each codeword is written as the list of
-        qubit values [value of qubit 0, value of qubit 1, ..., value of qubit {n - 1}]
+        {ellipsis_list([f"|c_{j}>" for j in range(2 ** k)])} listed below. Each codeword is
+        written as the list of qubit values
+        [{ellipsis_list([f"value of qubit {q}" for q in range(n)])}]
         (a list by qubit index, not a printed bitstring):
         {rows}
         The latent register is qubits {latent}; the trash qubits are {trash}. The encoder U
@@ -88,9 +83,13 @@ class Autoencoder(Problem):
         must carry the same phase for every j, so that any superposition
         sum_j a_j |c_j> is compressed into sum_j a_j |j> on the latent qubits with the
         trash reset, and the inverse of U decodes it. Use no other qubits.
-        `build_circuit` receives n, the codewords (as above) and the latent qubit list.
-        Only the action on the {2 ** k} codewords is checked, up to one global phase.
+        Only the action on the {2 ** k} codewords is checked (each must be mapped exactly),
+        up to one global phase.
         """
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of qubits, `codewords` the codewords as lists of qubit "
+                "values (as above) and `latent` the latent qubits in increasing order.")
 
     def target_for(self, params, framework):
         """A permutation matrix whose columns for the codewords are the required

@@ -61,6 +61,7 @@ def alice_bases(n: int, seed: int) -> str:
 
 class BB84(PartyProtocol):
     slug = "bb84"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "BB84 quantum key distribution (one program, parties checked)"
     mode = "classical"
     parties: ClassVar = {"k": ["alice"], "s": ["bob"], "t": ["alice", "bob"]}
@@ -68,7 +69,12 @@ class BB84(PartyProtocol):
              "s": "Bob's basis choices s (computational-basis inputs: 0 = Z basis, 1 = X basis)",
              "t": "the qubits t that Alice prepares and sends to Bob (start in |0>)"}
     measured = "t"
+    unit = "rounds"
     layout_code = LAYOUT_CODE
+
+    def argument_notes(self, framework, params):
+        return ('`n` is the number of rounds and `bases` Alice\'s bases, one character "Z" or "X" '
+                "per round (bases[i] for round i).")
 
     def instances(self, split):
         sizes, offset = ((2, 3, 4), 0) if split == "test" else ((2, 3), 1000)
@@ -100,17 +106,19 @@ class BB84(PartyProtocol):
     def rules(self, params):
         n, bases = params["n"], params["bases"]
         return [
-            f'Alice\'s bases are bases = "{bases}" (round i uses bases[i]; in Python it is the '
-            "argument `bases`).",
+            f'Alice\'s bases are bases = "{bases}" (round i uses bases[i]).',
             "",
             "Round i: Alice encodes k[i] on t[i] in her basis bases[i] (Z: the state |k[i]>; "
             "X: the state H|k[i]>) and sends t[i] to Bob; Bob measures t[i] in the Z basis if "
             "s[i] = 0 and in the X basis if s[i] = 1 (a Hadamard on t[i] before a Z-basis "
             "measurement). The judge checks who acts on what:",
-            "1. Alice acts only on k and t, and not on t[i] after sending it.",
+            "1. Alice acts only on k and t, and not on t[i] after sending it: t[i] counts as sent "
+            "from the first gate that couples it with one of Bob's qubits s; after that no gate "
+            "may couple it with k.",
             "2. Bob acts only on s and the qubits t[i] he has received.",
             "3. There is no classical communication: no gate may couple Alice's qubits k with a "
-            "qubit Bob holds, nor Bob's qubits s with a qubit Alice holds. Any gate that couples "
+            "qubit Bob holds, nor Bob's qubits s with a qubit Alice holds. A single-qubit gate "
+            "is always allowed (whoever holds the qubit applies it); any other gate that couples "
             "qubits of different parties is a protocol violation and fails.",
             "",
             "Bob's outcomes are the computational-basis values of t at the end. The judge runs "

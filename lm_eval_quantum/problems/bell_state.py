@@ -23,7 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, state_checked
 
 
 def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:
@@ -50,7 +50,7 @@ class StatePreparation(Problem):
     suite = "state-preparation"
     check = "state"
     arguments: tuple = (("n", "int"),)
-    argument_text = "`n`"
+    argument_text = "`n`"   # what the arguments are, for the Python prompts
     code: ClassVar[dict] = {}
     helpers = ""
 
@@ -62,19 +62,12 @@ class StatePreparation(Problem):
 
     def statement(self, params):
         return (textwrap.dedent(self.describe(params)).strip()
-                + "\n\nStart from the all-zero state. Any global phase is accepted; there are "
-                "no ancilla qubits.")
+                + "\n\nStart from the all-zero state. " + state_checked(self.width(params)))
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        if framework == "qasm":   # OpenQASM has no arguments: the program is for this instance
-            return text
-        statement = textwrap.dedent(self.statement(params)).strip()
-        noun = "argument" if len(self.arguments) == 1 else "arguments"
-        rule = (f"`build_circuit` receives {self.argument_text} as its {noun}; it is graded "
-                "on the values stated above only, but should prepare the corresponding state "
-                "for whatever values it is given.")
-        return text.replace(statement, statement + "\n\n" + rule, 1)
+    def argument_notes(self, framework, params):
+        noun = "argument is" if len(self.arguments) == 1 else "arguments are"
+        return (f"The {noun} {self.argument_text}; the function should prepare the "
+                "corresponding state for any such values.")
 
     def canonical(self, framework, params):
         if framework == "qasm":
@@ -91,10 +84,12 @@ BELL = {"phi+": "Phi+", "phi-": "Phi-", "psi+": "Psi+", "psi-": "Psi-"}
 
 class BellState(StatePreparation):
     slug = "bell_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Bell state on a chosen qubit pair"
     arguments = (("n", "int"), ("i", "int"), ("j", "int"), ("bell", "str"))
-    argument_text = ('`n`, `i`, `j` and `bell` (one of the strings "phi+", "phi-", "psi+", '
-                     '"psi-", naming Phi+, Phi-, Psi+, Psi-)')
+    argument_text = ('`n` (the number of qubits), `i` and `j` (the ordered pair: a = qubit i, '
+                     'b = qubit j) and `bell` (one of the strings "phi+", "phi-", "psi+", "psi-", '
+                     "naming Phi+, Phi-, Psi+, Psi-)")
     TEST = ((2, 0, 1, "phi+"), (2, 1, 0, "psi-"), (3, 0, 2, "phi-"), (3, 2, 1, "psi+"),
             (4, 1, 3, "psi-"), (4, 3, 0, "phi-"))
     FEWSHOT = ((2, 0, 1, "psi+"), (3, 1, 2, "phi+"))

@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, seeded_rng
+from . import QASM_HEADER, OracleAlgorithm, bit_string_rule, seeded_rng
 
 
 class BernsteinVazirani(OracleAlgorithm):
     slug = "bernstein_vazirani"
     title = "Bernstein-Vazirani algorithm"
-    version = 4  # v2: ten hidden tests, pass count from the exact success probability;
+    version = 5  # v2: ten hidden tests, pass count from the exact success probability;
     # v3: counts drawn uniformly from the possible outcomes (deterministic algorithm);
-    # v4: the circuit itself is checked exactly (thresholds.ALGORITHM_SUCCESS_EPS)
+    # v4: the circuit itself is checked exactly (thresholds.ALGORITHM_SUCCESS_EPS);
+    # v5: prompt states the oracle's use, the simulator, the string's order, the grading
     test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
 
 
@@ -27,15 +28,20 @@ class BernsteinVazirani(OracleAlgorithm):
         n = params["n"]
         return f"""
         A black-box oracle gate `Oracle` on {n + 1} qubits implements
-        U|x>|y> = |x>|y XOR (s . x mod 2)> for a hidden secret bitstring s of length {n}.
-        The input register x is qubits 0..{n - 1} and the output qubit y is qubit {n}.
-        Design the Bernstein-Vazirani algorithm that finds s using the oracle as a black
-        box, and write the classical post-processing
+        U|x>|y> = |x>|y XOR (s . x mod 2)> for a hidden nonzero secret s of {n} bits, where
+        s . x is the sum over k of s_k x_k, x_k is the value of input qubit k and s_k the
+        bit of s that belongs to it. The input register x is qubits 0..{n - 1} and the
+        output qubit y is qubit {n}. Design the Bernstein-Vazirani algorithm that finds s
+        using the oracle as a black box, and write the classical post-processing
         `run_and_analyze(circuit, simulator) -> str`, which runs the circuit with
-        `simulator.run(...)` and returns s as a string of {n} characters '0'/'1' written
-        in the bit order stated below (the same order the measurement results use).
-        Use as few shots as the algorithm needs.
+        `simulator.run(...)` and returns s as a string of {n} characters '0'/'1' (which
+        character is which qubit is stated below). Use as few shots as the algorithm needs.
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return ("In the returned string, " + bit_string_rule("s", framework, 0, n - 1)
+                + " This is the order of the measured bits in the simulator's results.")
 
 
     def hidden_tests(self, params):

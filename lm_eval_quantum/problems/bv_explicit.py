@@ -10,13 +10,14 @@ The check, target and QASM canonical are dj_explicit's with a = s and b = 0.
 """
 from __future__ import annotations
 
-from . import seeded_rng
+from . import fidelity_bound, seeded_rng
 from .dj_explicit import DJExplicit, bits_text, kickback_qasm
 from .qpe_dyadic import lines
 
 
 class BVExplicit(DJExplicit):
     slug = "bv_explicit"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Bernstein-Vazirani with a given secret"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 9)
 
@@ -40,16 +41,19 @@ class BVExplicit(DJExplicit):
         n, s = params["n"], params["s"]
         return lines(f"""
         Run the Bernstein-Vazirani algorithm for the secret string s = {bits_text(s)}
-        (s_0 first) on {n + 1} qubits: the hidden function is f(x) = s.x =
-        s_0 x_0 XOR ... XOR s_{n - 1} x_{n - 1}, input bit x_k is qubit k (qubits
-        0..{n - 1}) and qubit {n} is the output qubit. Build the oracle
-        U_f|x>|y> = |x>|y XOR f(x)> yourself from s (a CNOT from every input qubit k with
-        s_k = 1 onto the output qubit) and query it once. `build_circuit(n, s)` receives
-        n = {n} and s as the list {s} (s[k] = s_k). Do not measure. At the end the input
-        register must be exactly in the basis state |s>, in which input qubit k holds s_k
-        (qubits 0..{n - 1} hold {bits_text(s)}); the output qubit {n} may end in any state
-        (it is traced out), and the global phase is free.
+        (s_0 first) on {n + 1} qubits: the hidden function is f(x) = s.x, the sum over k of
+        s_k x_k mod 2, where input bit x_k is qubit k (qubits 0..{n - 1}) and qubit {n} is
+        the output qubit. Build the oracle U_f|x>|y> = |x>|y XOR f(x)> yourself from s (a
+        CNOT from every input qubit k with s_k = 1 onto the output qubit) and query it
+        once. At the end the input register must be exactly in the basis state |s>, in
+        which input qubit k holds s_k (qubits 0..{n - 1} hold {bits_text(s)}); the output
+        qubit {n} may end in any state (it is traced out), and the global phase is free.
+        The judge checks the reduced state of the input register (fidelity at least
+        {fidelity_bound()}).
         """)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits and `s` the list of the s_k (s[k] = s_k)."
 
     def canonical(self, framework, params):
         if framework == "qasm":

@@ -21,9 +21,10 @@ from .bell_state import StatePreparation
 
 class CatStatePhase(StatePreparation):
     slug = "cat_state_phase"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Cat state with a relative phase"
     arguments = (("n", "int"), ("phi", "float"), ("basis", "str"))
-    argument_text = ('`n`, `phi` (the angle in radians, as a float) and `basis` ("z" for '
+    argument_text = ('`n` (the number of qubits), `phi` (the angle in radians, as a float) and `basis` ("z" for '
                      "(|0...0> + e^{i phi}|1...1>)/sqrt(2), \"x\" for "
                      "(|+...+> + e^{i phi}|-...->)/sqrt(2))")
     TEST = ((2, "z", (1, 2)), (3, "x", (3, 4)), (3, "z", (-2, 3)), (4, "x", (1, 1)),

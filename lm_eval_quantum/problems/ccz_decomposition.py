@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .toffoli_decomposition import CHECKED, GateDecomposition, ccz_lines, ccz_steps
+from . import unitary_checked
+from .toffoli_decomposition import GateDecomposition, ccz_lines, ccz_steps
 
 CLIFFORD_T = ("h", "s", "sdg", "t", "tdg", "x", "cx")
 
 
 class CCZDecomposition(GateDecomposition):
     slug = "ccz_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "CCZ gate from elementary gates"
     arguments = (("n", "int"), ("qubits", "list[int]"))
     TEST = ({"n": 3, "qubits": [0, 1, 2], "gate_set": "1q+cx"},
@@ -40,7 +42,7 @@ class CCZDecomposition(GateDecomposition):
         {n}-qubit register into the elementary gates allowed below: the circuit must multiply
         every basis state in which qubits {a}, {b} and {c} are all 1 by -1 and leave every
         other basis state unchanged.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -62,6 +62,7 @@ def chsh_distribution(alpha: float, beta: float, framework: str) -> dict[str, fl
 
 class CHSH(StatedCall, MeasuredDistribution):
     slug = "chsh"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     fixed_width = True   # a CHSH round is two qubits
     title = "CHSH game round"
     suite = "quantum-algorithms"
@@ -99,6 +100,10 @@ class CHSH(StatedCall, MeasuredDistribution):
         the end (as the answer format below says); the exact joint distribution of the two
         outcomes is checked.
         """
+
+    def argument_notes(self, framework, params):
+        return ("`x` and `y` are the referee's inputs, `alice` = [alpha_0, alpha_1] and "
+                "`bob` = [beta_0, beta_1] the angles in radians.")
 
     def target_for(self, params, framework):
         return chsh_distribution(*self.angles(params), framework)

@@ -122,6 +122,7 @@ def amplitude_text(a: int, b: int) -> str:
 
 class ComplexAmplitudes(StatePreparation):
     slug = "complex_amplitudes"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Arbitrary complex state preparation"
     arguments = (("a", "list[int]"), ("b", "list[int]"))
     argument_text = ("the integer lists `a` and `b` of length 2^n (the amplitude of the basis "

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .toffoli_decomposition import CHECKED, GateDecomposition, controlled
+from . import unitary_checked
+from .toffoli_decomposition import GateDecomposition, controlled
 
 
 class ControlledH(GateDecomposition):
     slug = "controlled_h"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Controlled-Hadamard from one CNOT"
     limits = {"max_two_qubit": 1}
     arguments = (("n", "int"), ("control", "int"), ("target", "int"))
@@ -33,7 +35,7 @@ class ControlledH(GateDecomposition):
         of a {n}-qubit register into the elementary gates allowed below: it applies
         H = [[1, 1], [1, -1]]/sqrt(2) to qubit {t} when qubit {c} is 1 and does nothing when
         it is 0.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

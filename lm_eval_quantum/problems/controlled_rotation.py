@@ -15,12 +15,13 @@ gates on the target (H RZ H = RX).
 """
 from __future__ import annotations
 
-from . import pi_text, pi_value
-from .toffoli_decomposition import CHECKED, GateDecomposition, controlled, rotation
+from . import pi_text, pi_value, unitary_checked
+from .toffoli_decomposition import GateDecomposition, controlled, rotation
 
 
 class ControlledRotation(GateDecomposition):
     slug = "controlled_rotation"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Controlled rotation from CNOTs and one-qubit gates"
     arguments = (("n", "int"), ("axis", "str"), ("theta", "float"), ("control", "int"),
                  ("target", "int"))
@@ -52,7 +53,7 @@ class ControlledRotation(GateDecomposition):
         cos(theta/2) I - i sin(theta/2) {axis} to qubit {t} when qubit {c} is 1 and does
         nothing when it is 0 (it is not a controlled phase gate: the rotation's own phases
         matter).
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pi_text, pi_value
-from .toffoli_decomposition import CHECKED, GateDecomposition, controlled, rotation
+from . import pi_text, pi_value, unitary_checked
+from .toffoli_decomposition import GateDecomposition, controlled, rotation
 
 ANGLES = ("alpha", "beta", "gamma", "delta")
 
@@ -28,6 +28,7 @@ def instance(n, control, target, *angles):
 
 class ControlledU(GateDecomposition):
     slug = "controlled_u"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Controlled one-qubit unitary via the ABC decomposition"
     arguments = (("n", "int"), ("control", "int"), ("target", "int"), ("alpha", "float"),
                  ("beta", "float"), ("gamma", "float"), ("delta", "float"))
@@ -55,7 +56,7 @@ class ControlledU(GateDecomposition):
         RY(t) = [[cos(t/2), -sin(t/2)], [sin(t/2), cos(t/2)]]. The factor e^(i*alpha) is part
         of U, so in the controlled gate it is a relative phase, not a global one. Use the
         elementary gates allowed below.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -22,7 +22,7 @@ from math import atan2, sqrt
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, plural, seeded_rng, state_checked
 from .random_clifford import instance_grid
 
 
@@ -60,6 +60,7 @@ HELPER = inspect.getsource(encoding_steps)
 
 class DataEncoding(Problem):
     slug = "data_encoding"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Amplitude encoding of a classical vector"
     check = "state"
     TEST_SLOTS = (1, 2, 2, 3, 3, 4, 5, 6)
@@ -109,20 +110,17 @@ class DataEncoding(Problem):
 
     def statement(self, params):
         n, x = params["n"], params["x"]
-        return (f"Amplitude-encode the classical vector x = {x} (length {2 ** n}) into {n} "
-                f"qubits: starting from |{'0' * n}>, prepare the state sum_i (x_i / ||x||) |i>, "
-                f"where ||x||^2 = {sum(v * v for v in x)} and |i> is the basis state whose "
-                f"bitstring, in the bit order stated below, is i written in binary with {n} "
-                f"digits (x_0 is the amplitude of |{'0' * n}>, x_1 that of "
-                f"|{'0' * (n - 1)}1>). All amplitudes are real and their signs matter. Any "
-                "global phase is accepted; there are no ancilla qubits.")
+        return (f"Amplitude-encode the classical vector x = {x} (length {2 ** n}) into "
+                f"{plural(n, 'qubit')}: starting from |{'0' * n}>, prepare the state "
+                f"sum_i (x_i / ||x||) |i>, where ||x||^2 = {sum(v * v for v in x)} and |i> is the "
+                f"basis state whose bitstring, in the bit order stated below, is i written in "
+                f"binary with {plural(n, 'digit')} (x_0 is the amplitude of |{'0' * n}>, x_1 that "
+                f"of |{'0' * (n - 1)}1>). All amplitudes are real and their signs matter. "
+                + state_checked(n))
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        if framework == "qasm":   # OpenQASM has no function argument: the program is for this x
-            return text
-        statement = self.statement(params)
-        return text.replace(statement, statement + "\n\n" + ARGUMENT_RULE, 1)
+    def argument_notes(self, framework, params):
+        return ("The argument is the vector x (a list of ints, of length 2^n for n qubits); the "
+                "function should encode whatever vector it is given.")
 
     def target(self, params):
         x = np.array(params["x"], dtype=complex)
@@ -138,9 +136,6 @@ class DataEncoding(Problem):
             return {"qasm": "\n".join(lines)}
         return {"python": CODE[framework] + "\n\n\n" + HELPER.strip()}
 
-
-ARGUMENT_RULE = ("`build_circuit` receives x (a list of ints) as its argument; it is graded on "
-                 "the x above only, but should encode whatever vector it is given.")
 
 CODE = {
     "qiskit": '''\

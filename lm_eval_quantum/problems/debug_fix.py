@@ -7,6 +7,7 @@ difference in gate count is reported (`gate_count_delta`), not required.
 Mutants: `lm_eval_quantum.bugs`.
 """
 from ..bugs import DebugTask, gate_count, program_of
+from . import plural
 
 EQUIVALENCE = {
     "state": "prepare the same state as the intended program, up to global phase",
@@ -19,15 +20,22 @@ class DebugFix(DebugTask):
     slug = "debug_fix"
     title = "Fix the bug of an OpenQASM 3 program"
     check = "repair"
+    version = 2   # v2: the register, includes and measurements of the answer are stated
 
     def question_for(self, params):
-        spec = program_of(params).spec()
+        program = program_of(params)
+        spec = program.spec()
+        w = spec["num_qubits"]
         ancillas = spec.get("ancillas")
         clean = (f" and return the ancilla qubits {', '.join(f'q[{a}]' for a in ancillas)} to |0>"
                  if ancillas and spec.get("ancilla_policy", "clean") == "clean" else "")
+        measure = ("Keep the final measurements: the program's output is the distribution of c."
+                   if program.measured else "Do not add measurements.")
         return ("Fix the bug. Answer with the corrected complete OpenQASM 3.0 program in a single "
-                "```qasm code block. The answer is checked by exact simulation: on the same "
-                f"{spec['num_qubits']} qubits it must {EQUIVALENCE[spec['equivalence']]}{clean}"
+                f"```qasm code block, with the register `qubit[{w}] q;` (exactly "
+                f"{plural(w, 'qubit')}); it may include only \"stdgates.inc\" and "
+                f"\"customgates.inc\". {measure} The answer is checked by exact simulation: on the "
+                f"same {plural(w, 'qubit')} it must {EQUIVALENCE[spec['equivalence']]}{clean}"
                 f"{', within the gate set above' if spec.get('gate_set') else ''}. "
                 "The difference in gate count from the intended program is reported, not required.")
 

@@ -7,6 +7,7 @@ from ..bugs import LabelTask
 
 class DebugLocate(LabelTask):
     slug = "debug_locate"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Locate the bug of an OpenQASM 3 program"
     question = ("On which line is the bug? A wrong, extra or misspelled statement is on its own "
                 "line; a missing statement belongs on the line number it would have in the "

@@ -35,7 +35,7 @@ def table_values(hex_table: str, n: int) -> np.ndarray:
 class DeutschJozsa(OracleAlgorithm):
     slug = "deutsch_jozsa"
     title = "Deutsch-Jozsa algorithm"
-    version = 1
+    version = 2   # v2: prompt states the oracle's use, the simulator and the grading
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
 
 
@@ -51,7 +51,7 @@ class DeutschJozsa(OracleAlgorithm):
         oracle call, and write the classical post-processing
         `run_and_analyze(circuit, simulator) -> str`: it runs your circuit with
         `simulator.run(...)` and returns exactly "constant" or "balanced" (lower case).
-        Shots are counted; use no more than the algorithm needs.
+        Use no more shots than the algorithm needs.
         """
 
     def hidden_tests(self, params):

@@ -31,9 +31,10 @@ def scs_blocks(n: int, k: int) -> list[tuple[int, int]]:
 
 class DickeState(StatePreparation):
     slug = "dicke_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Dicke state preparation"
     arguments = (("n", "int"), ("k", "int"))
-    argument_text = "`n` and `k`"
+    argument_text = "`n` (the number of qubits) and `k` (the number of ones)"
     TEST = ((3, 2), (4, 1), (4, 2), (5, 2), (6, 3), (6, 4))
     FEWSHOT = ((3, 1), (5, 3))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, fidelity_bound, qubits_text, seeded_rng
 from .qpe_dyadic import in_framework_basis, lines
 
 # (n, constant value of f, or None for a seeded balanced f = a.x XOR b)
@@ -40,6 +40,7 @@ def kickback_qasm(n: int, a: list[int], b: int) -> str:
 
 class DJExplicit(Problem):
     slug = "dj_explicit"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Deutsch-Jozsa with a given function"
     check = "state"
     suite = "quantum-algorithms"
@@ -74,19 +75,24 @@ class DJExplicit(Problem):
         balanced = any(a)
         kind = "balanced" if balanced else f"constant (f(x) = {b} for every x)"
         deutsch = " (for n = 1 this is Deutsch's problem)" if n == 1 else ""
-        result = (f"the basis state in which input qubit k holds a_k, i.e. qubits 0..{n - 1} "
-                  f"hold {bits_text(a)}" if balanced else "|" + "0" * n + "> (every input qubit in |0>)")
+        inputs = qubits_text(0, n - 1)
+        result = (f"the basis state in which input qubit k holds a_k, i.e. {inputs} "
+                  f"hold{'s' * (n == 1)} {bits_text(a)}" if balanced
+                  else "|" + "0" * n + "> (every input qubit in |0>)")
         return lines(f"""
         Run the Deutsch-Jozsa algorithm{deutsch} for the function f: {{0,1}}^{n} -> {{0,1}},
-        f(x) = a.x XOR b, where x = (x_0, ..., x_{n - 1}), a.x = a_0 x_0 XOR ... XOR
-        a_{n - 1} x_{n - 1}, a = {bits_text(a)} and b = {b}; this f is {kind}. Use {n + 1}
-        qubits: input bit x_k is qubit k (qubits 0..{n - 1}) and qubit {n} is the output
+        f(x) = a.x XOR b, where x_k is the value of input qubit k, a.x is the sum over k
+        of a_k x_k mod 2, a = {bits_text(a)} and b = {b} (a_0 first); this f is {kind}. Use
+        {n + 1} qubits: input bit x_k is qubit k ({inputs}) and qubit {n} is the output
         qubit. Build the oracle U_f|x>|y> = |x>|y XOR f(x)> yourself from this f, and query
-        it once. `build_circuit(n, a, b)` receives n = {n}, a as the list {a} (a[k] = a_k)
-        and b = {b}. Do not measure. At the end the input register (qubits 0..{n - 1}) must
-        be exactly in {result}; the output qubit {n} may end in any state (it is traced
-        out), and the global phase is free.
+        it once. At the end the input register ({inputs}) must be exactly in {result}; the
+        output qubit {n} may end in any state (it is traced out), and the global phase is
+        free. The judge checks the reduced state of the input register (fidelity at least
+        {fidelity_bound()}).
         """)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits, `a` the list of the a_k (a[k] = a_k) and `b` the bit b."
 
     def target_for(self, params, framework):
         n = params["n"]

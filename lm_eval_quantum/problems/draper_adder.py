@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, basis_unitary, seeded_rng
+from . import QASM_HEADER, basis_unitary, integer_rule, seeded_rng, unitary_checked
 from .hadamard_test import StatedCall
 
 SIZES = {"test": (2, 3, 4, 5, 5), "fewshot": (3, 4)}
@@ -30,6 +30,7 @@ def bit_qubits(n: int, framework: str) -> list[int]:
 
 class DraperAdder(StatedCall):
     slug = "draper_adder"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Draper adder of a classical constant"
     suite = "quantum-algorithms"
     check = "unitary"
@@ -62,8 +63,14 @@ class DraperAdder(StatedCall):
         bitstring (bit order as stated below). Work in Fourier space (Draper's adder):
         a quantum Fourier transform, single-qubit phase rotations that add a, and the
         inverse quantum Fourier transform. Use no ancilla qubits. Any circuit that
-        implements this map passes; it is checked as a unitary up to a global phase.
+        implements this map passes. {unitary_checked(n)}
         """
+
+    def notes(self, framework, params):
+        return "Here " + integer_rule("x", framework, 0, params["n"] - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of qubits and `a` the constant to add."
 
     qubit_naming = "bitstring"   # x is read from the printed bitstring in each framework
 

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER
+from . import QASM_HEADER, fidelity_bound
 from .hadamard_test import StatedCall, bitstring_basis
 
 BELL = {"phi+": (0, 0), "phi-": (0, 1), "psi+": (1, 0), "psi-": (1, 1)}
@@ -58,6 +58,7 @@ def bell_vector(name: str) -> np.ndarray:
 
 class EntanglementSwapping(StatedCall):
     slug = "entanglement_swapping"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     fixed_width = True   # two Bell pairs
     title = "Entanglement swapping"
     suite = "quantum-algorithms"
@@ -99,10 +100,15 @@ class EntanglementSwapping(StatedCall):
         may act on qubits 0 and 3 together.
         At the end, qubits 0 and 3 must be in the Bell state
         {bell(target, '0', '3')};
-        qubits 1 and 2 are discarded (traced out, any final state). Do not measure. The
-        judge checks the fidelity of the reduced state of qubits 0 and 3 with this target,
-        and which party acts on which qubit.
+        qubits 1 and 2 are discarded (traced out, any final state). The judge checks that
+        the reduced state of qubits 0 and 3 has fidelity at least {fidelity_bound()} with
+        this target, and which party acts on which qubit.
         """
+
+    def argument_notes(self, framework, params):
+        names = ", ".join(f'"{k}" ({v[0]})' for k, v in BELL_TEXT.items())
+        return (f"`sources` names the Bell pairs S1 and S2 prepare and `target` the pair "
+                f"qubits 0 and 3 must end in, each one of {names}.")
 
     def target_for(self, params, framework):
         # data qubits 0 and 3 in that order: qubit 0 is the low bit of the index

@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, seeded_rng, state_checked
 from .qml_classifier import steps_code
 
 KINDS = {"test": ((2, 1), (2, 2), (3, 1), (3, 2), (4, 1), (4, 2)), "fewshot": ((2, 2), (3, 1))}
@@ -114,12 +114,13 @@ def qasm_map(x, reps: int, inverse: bool = False) -> list[str]:
     return lines[::-1] if inverse else lines
 
 
-ARGUMENT_RULE = ("`build_circuit` receives {args} as its arguments; it is graded on the "
-                 "values above only, but should work for whatever it is given.")
+REPS_NOTE = ("`reps` is the number of repetitions (the number of times the repetition above is "
+             "applied, 1 or more); the function should work for any such values.")
 
 
 class FeatureMap(Problem):
     slug = "feature_map"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "ZZ feature map"
     suite = "quantum-ml"
     check = "state"
@@ -137,15 +138,11 @@ class FeatureMap(Problem):
     def statement(self, params):
         n = params["n"]
         return (f"{definition(params['reps'])} Starting from |{'0' * n}>, prepare the state "
-                f"U(x)|{'0' * n}> on {n} qubits for x = {format_point(params['x'])}. Any global "
-                "phase is accepted; there are no ancilla qubits.")
+                f"U(x)|{'0' * n}> on {n} qubits for x = {format_point(params['x'])}. "
+                + state_checked(n))
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        if framework == "qasm":   # OpenQASM has no function argument: the program is for this x
-            return text
-        rule = ARGUMENT_RULE.format(args="x (a list of floats) and reps")
-        return text.replace(self.statement(params), self.statement(params) + "\n\n" + rule, 1)
+    def argument_notes(self, framework, params):
+        return "`x` is the point (a list of floats, x[k] = x_k) and " + REPS_NOTE
 
     def target_for(self, params, framework):
         return bitstring_order(feature_state(params["x"], params["reps"]), framework)

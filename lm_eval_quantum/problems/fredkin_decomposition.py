@@ -11,13 +11,15 @@ CCX(c, a -> b), CX(b -> a), the Toffoli written as in `toffoli_decomposition`
 """
 from __future__ import annotations
 
+from . import unitary_checked
 from .swap_from_cx import SWAP
-from .toffoli_decomposition import (CHECKED, GateDecomposition, ccz_lines, ccz_steps,
+from .toffoli_decomposition import (GateDecomposition, ccz_lines, ccz_steps,
                                     controlled)
 
 
 class FredkinDecomposition(GateDecomposition):
     slug = "fredkin_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Fredkin (controlled-SWAP) gate from one-qubit gates and CNOTs"
     arguments = (("n", "int"), ("control", "int"), ("pair", "list[int]"))
     TEST = ({"n": 3, "control": 0, "pair": [1, 2]}, {"n": 3, "control": 2, "pair": [0, 1]},
@@ -33,7 +35,7 @@ class FredkinDecomposition(GateDecomposition):
         on every basis state in which qubit {c} is 1 the values of qubits {a} and {b} are
         exchanged, every other basis state is left unchanged, and there are no relative
         phases.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

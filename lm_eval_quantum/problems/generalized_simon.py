@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import OracleAlgorithm, seeded_rng
+from . import OracleAlgorithm, bit_string_rule, seeded_rng
 from .simon import ADD_EQUATION, CODE, coset_function, simon_qasm, xor_oracle
 
 
@@ -76,7 +76,7 @@ def gaussian_binomial(n: int, k: int) -> int:
 class GeneralizedSimon(OracleAlgorithm):
     slug = "generalized_simon"
     title = "Generalized Simon's problem (hidden subgroup of rank k)"
-    version = 1
+    version = 2   # v2: prompt states the oracle's use, the simulator, the string's order
     oracle_size = (2, 0)     # 2n qubits; canonical_success 1: Las Vegas (module docstring)
     # (n, k): 2n <= 12 qubits; k from 1 (Simon's problem) to n - 1 (|S-perp| = 2).
     test_shapes = ((3, 1), (3, 2), (4, 2), (4, 3), (5, 3), (6, 2))
@@ -101,17 +101,21 @@ class GeneralizedSimon(OracleAlgorithm):
         with `simulator.run(...)` as often as it needs, solves the linear equations
         y.s = 0 (mod 2) given by the measured strings y, and returns S.
 
-        Write every {n}-bit string in the bit order stated below (bit j where a measured
-        bitstring shows input qubit j) and read it as a binary number whose leftmost
-        character is the most significant. Return S in canonical form: its reduced row
+        Write every {n}-bit string with the character order stated below and read it as
+        a binary number whose leftmost character is the most significant. Return S in canonical form: its reduced row
         echelon basis, the unique basis of S ({k} strings) in which the leftmost '1' of
         each basis string stands at a position where all other basis strings have a '0';
         list the basis strings in decreasing order as binary numbers, joined by commas
         without spaces. For example, with 7-bit strings the group {{0000000, 1000001, 0010110,
-        1010111}} is written "1000001,0010110". Shots are counted: sample a few at a time
-        until the measured strings span the {n - k}-dimensional space of all y with
-        y.s = 0 for every s in S.
+        1010111}} is written "1000001,0010110". Sample a few shots at a time until the
+        measured strings span the {n - k}-dimensional space of all y with y.s = 0 for
+        every s in S.
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return ("Each string t of S (and each measured string y) holds bit j on input qubit j, "
+                "as a measured bitstring does: " + bit_string_rule("t", framework, 0, n - 1))
 
     def hidden_tests(self, params):
         """th.ALGORITHM_TESTS subgroups of dimension k (distinct while there are

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, state_checked
 
 
 class GHZ(Problem):
     slug = "ghz"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "GHZ state preparation"
     check = "state"
     test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
@@ -17,7 +18,7 @@ class GHZ(Problem):
         return f"""
         Prepare the {n}-qubit Greenberger-Horne-Zeilinger (GHZ) state
         (|{'0' * n}> + |{'1' * n}>) / sqrt(2), starting from the all-zero state.
-        Any global phase is accepted; there are no ancilla qubits.
+        {state_checked(n)}
         """
 
     def target(self, params):

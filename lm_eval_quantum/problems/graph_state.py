@@ -33,9 +33,11 @@ def connected(n: int, edges) -> bool:
 
 class GraphState(StatePreparation):
     slug = "graph_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Graph state preparation"
     arguments = (("n", "int"), ("edges", "list[list[int]]"))
-    argument_text = "`n` and `edges` (the edge list, as pairs [i, j] of qubit indices)"
+    argument_text = ("`n` (the number of qubits) and `edges` (the edge list, as pairs [i, j] of "
+                     "qubit indices)")
     TEST_SLOTS = (3, 4, 4, 5, 6, 6)
     FEWSHOT_SLOTS = (4, 5)
 

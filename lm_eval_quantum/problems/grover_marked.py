@@ -17,8 +17,7 @@ import math
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, qasm_phase_flip, seeded_rng
-from .oracle_simon import CUSTOM_GATES_RULE
+from . import QASM_HEADER, Problem, fidelity_bound, qasm_phase_flip, seeded_rng
 from .qpe_dyadic import in_framework_basis, lines
 
 SIZES = {"test": [(2, 1), (3, 2), (3, 3), (4, 1), (4, 3), (5, 2)], "fewshot": [(4, 2), (5, 1)]}
@@ -54,6 +53,7 @@ def state_list(marked) -> str:
 
 class GroverMarked(Problem):
     slug = "grover_marked"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Grover search with given marked states"
     check = "state"
     suite = "quantum-algorithms"
@@ -71,27 +71,26 @@ class GroverMarked(Problem):
     def entry_args(self, params):
         return [params["n"], params["marked"], params["iterations"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES_RULE if framework == "qasm" else rule
-
     def statement(self, params):
         n, marked, k = params["n"], params["marked"], params["iterations"]
         size, count = 2**n, len(marked)
         return lines(f"""
         Implement Grover search on {n} qubits (qubits 0..{n - 1}, no ancillas) for the
         {count} marked basis state{'s' if count > 1 else ''} {state_list(marked)}, each written
-        as the values of qubits 0, 1, ..., {n - 1} in this order (the first number is
+        as the list of the values of qubits 0..{n - 1} in this order (the first number is
         qubit 0). Start from |0...0>, prepare the uniform superposition |s> = H^{n}|0...0>,
         then apply exactly k = {k} Grover iteration{'s' if k > 1 else ''}
         (k = floor(pi/4 * sqrt(N/M)) with N = {size}, M = {count}). One iteration is the
         oracle O followed by the diffusion D, where O = I - 2 * sum_m |m><m| (the sum over
         the marked states: O flips the sign of every marked basis state) and
         D = 2|s><s| - I. An overall sign of D does not matter, because the global phase is
-        free. `build_circuit(n, marked, iterations)` receives n = {n}, the marked states as
-        lists of qubit values ({marked}) and k = {k}. Do not measure: the final state
-        (D O)^{k}|s> is checked exactly, up to a global phase.
+        free. The final state (D O)^{k}|s> of all {n} qubits is checked exactly (fidelity at
+        least {fidelity_bound()}), up to a global phase.
         """)
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of qubits, `marked` the marked states as lists of qubit "
+                "values (as above) and `iterations` the number k of Grover iterations.")
 
     def target_for(self, params, framework):
         n = params["n"]
@@ -105,7 +104,7 @@ class GroverMarked(Problem):
         n, marked, k = params["n"], params["marked"], params["iterations"]
         if framework == "qasm":
             hadamards = [f"h q[{i}];" for i in range(n)]
-            out = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n}] q;", *hadamards]
+            out = QASM_HEADER + ['include "customgates.inc";'] * (n > 2) + [f"qubit[{n}] q;", *hadamards]
             for step in range(k):
                 out.append(f"// iteration {step + 1} of {k}: oracle (a phase flip per marked "
                            "state), then diffusion")

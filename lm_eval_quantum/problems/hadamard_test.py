@@ -22,14 +22,12 @@ quantum_walk, entanglement_swapping, chsh, draper_adder).
 """
 from __future__ import annotations
 
-import textwrap
 from math import pi
 
 import numpy as np
 
 from ..judge.conventions import state_to_internal
-from . import QASM_HEADER, Problem
-from .autoencoder import CUSTOM_GATES
+from . import QASM_HEADER, Problem, state_checked
 
 # --- shared numpy helpers (states indexed by qubit: bit k of the index = qubit k) -----------
 H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
@@ -74,24 +72,10 @@ def bitstring_basis(psi: np.ndarray, framework: str) -> np.ndarray:
     return state_to_internal(psi, framework)
 
 
-QUBIT_NAMES = {"qasm": "qubit k is q[k]", "qiskit": "qubit k is the circuit's qubit k",
-               "cirq": "qubit k is cirq.LineQubit(k)", "pennylane": "qubit k is wire k"}
-
-
 class StatedCall(Problem):
-    """The statement names qubits by index; the prompt adds what "qubit k" is in the
-    framework and, for Python tasks, the exact call the judge makes
-    (`build_circuit(...)` with this instance's arguments)."""
-
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        statement = textwrap.dedent(self.statement(params)).strip()
-        rules = [f"Here {QUBIT_NAMES[framework]}."]
-        if framework != "qasm":   # OpenQASM: the program is written for this instance
-            call = ", ".join(repr(a) for a in self.entry_args(params))
-            rules.append(f"The judge calls `build_circuit({call})`; the function should work "
-                         "from its arguments (it is graded on these values).")
-        return text.replace(statement, statement + "\n\n" + " ".join(rules), 1)
+    """The statement names qubits by index (the shared order rule says what "qubit k" is
+    in each framework) and the Python prompts state the exact call the judge makes
+    (`Problem.call_rule`), with `argument_notes` saying what each argument means."""
 
 
 # --- the Hadamard test ----------------------------------------------------------------------
@@ -154,6 +138,7 @@ def describe_prep(prep: list) -> str:
 
 class HadamardTest(StatedCall):
     slug = "hadamard_test"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Hadamard test"
     suite = "quantum-algorithms"
     check = "state"
@@ -167,10 +152,6 @@ class HadamardTest(StatedCall):
 
     def entry_args(self, params):
         return [params["u"], params["theta"], params["prep"], params["part"]]
-
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES if framework == "qasm" and params["u"] == "ccz" else rule
 
     def statement(self, params):
         n, u, part = params["n"], params["u"], params["part"]
@@ -191,9 +172,16 @@ class HadamardTest(StatedCall):
         then H on qubit 0.
         The final state of the whole register must be
         (1/2) [ |0>_0 (|psi> + c U|psi>) + |1>_0 (|psi> - c U|psi>) ] with c = {c},
-        so that the ancilla reads 0 with probability (1 + {what}<psi|U|psi>) / 2. Do not
-        measure. The state of all {n} qubits is checked, up to a global phase.
+        so that the ancilla reads 0 with probability (1 + {what}<psi|U|psi>) / 2.
+        {state_checked(n, "qubit 0 is part of the checked state")}
         """
+
+    def argument_notes(self, framework, params):
+        return ('`u` names U: "z", "x", "s", "t" or "rz" (one system qubit, qubit 1), "cz" '
+                '(qubits 1 and 2) or "ccz" (qubits 1, 2 and 3), with the matrices written as '
+                "above; `theta` is the angle of RZ in radians (0.0 for the others); `prep` lists "
+                'the preparation gates in order, ["h", k], ["x", k], ["s", k], ["t", k] on qubit k '
+                'or ["ry", k, angle] for RY(angle) on qubit k; `part` is "real" or "imag".')
 
     def target_for(self, params, framework):
         return bitstring_basis(hadamard_test_state(params), framework)

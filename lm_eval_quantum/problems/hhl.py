@@ -29,7 +29,7 @@ from math import asin, atan2, pi
 
 import numpy as np
 
-from . import QASM_HEADER
+from . import QASM_HEADER, state_checked
 from .hadamard_test import StatedCall, apply, basis_state, bitstring_basis, ry
 
 # (A, theta, C): eigenvalues (1, 2), (1, 3) or (2, 3)
@@ -96,6 +96,7 @@ def qasm_ccry(angle: float, c0: int, c1: int, target: int, values: tuple[int, in
 
 class HHL(StatedCall):
     slug = "hhl"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     fixed_width = True   # a 2x2 system: ancilla, two clock qubits, one system qubit
     title = "HHL linear-system solver (2x2)"
     suite = "quantum-algorithms"
@@ -128,9 +129,12 @@ class HHL(StatedCall):
         to |00>. With A = sum_j lambda_j |u_j><u_j| and beta_j = <u_j|b>, the final state
         must be sum_j beta_j |u_j>_3 |0>_2 |0>_1 (sqrt(1 - C^2/lambda_j^2) |0>_0 +
         (C/lambda_j) |1>_0), so that the ancilla part |1>_0 holds a state proportional to
-        the solution A^(-1)|b>. Do not measure. The state of all 4 qubits is checked, up
-        to a global phase.
+        the solution A^(-1)|b>. {state_checked(4, "qubit 0 is part of the checked state")}
         """
+
+    def argument_notes(self, framework, params):
+        return ("`A` is the 2x2 matrix as a list of rows, `theta` the angle of |b> and `C` the "
+                "constant C.")
 
     def target_for(self, params, framework):
         return bitstring_basis(hhl_state(params["A"], params["theta"], params["C"]), framework)

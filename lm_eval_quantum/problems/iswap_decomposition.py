@@ -12,13 +12,15 @@ up to local gates, and S (x) S turns it into i^(x_a + x_b) (-1)^(x_a x_b) SWAP =
 """
 from __future__ import annotations
 
-from .toffoli_decomposition import CHECKED, GateDecomposition
+from . import unitary_checked
+from .toffoli_decomposition import GateDecomposition
 
 ISWAP = [[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]
 
 
 class ISwapDecomposition(GateDecomposition):
     slug = "iswap_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "iSWAP from two CNOTs and one-qubit gates"
     limits = {"max_two_qubit": 2}
     arguments = (("n", "int"), ("pair", "list[int]"))
@@ -36,7 +38,7 @@ class ISwapDecomposition(GateDecomposition):
         [[1, 0, 0, 0], [0, 0, i, 0], [0, i, 0, 0], [0, 0, 0, 1]]: it exchanges the two
         qubits' values and multiplies the result by i when they differ. Every other qubit
         is left unchanged.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -24,6 +24,7 @@ def chain(controls, ancillas):
 
 class MultiControlledX(GateDecomposition):
     slug = "multi_controlled_x"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Multi-controlled X from Toffolis with clean ancillas"
     gates = ("1q", "cx", "ccx")
     arguments = (("n", "int"), ("controls", "list[int]"), ("target", "int"), ("ancillas", "int"))
@@ -49,8 +50,8 @@ class MultiControlledX(GateDecomposition):
         Implement the multi-controlled X gate C^{k}X on a register of {n} data qubits
         (qubits 0..{n - 1}): flip target qubit {t} exactly when the {k} control qubits
         {names} are all 1.{others} Build it from Toffoli gates: {scratch}.
-        The circuit is checked exactly on every input of the data qubits with the ancillas
-        starting in |0>, up to one global phase.
+        The circuit's action is checked exactly on every input of the data qubits with the
+        ancillas starting in |0> (they must end in |0>), up to one global phase.
         """
 
     def matrix(self, params):

@@ -7,11 +7,12 @@ included), up to a global phase.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from . import QASM_HEADER, Problem, basis_unitary, seeded_rng
+from . import QASM_HEADER, Problem, basis_unitary, bit_string_rule, seeded_rng, unitary_checked
 
 
 class OracleBernsteinVazirani(Problem):
     slug = "oracle_bernstein_vazirani"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Bernstein-Vazirani oracle construction"
     check = "unitary"
     suite = "oracle-construction"
@@ -39,11 +40,19 @@ class OracleBernsteinVazirani(Problem):
         n, s = params["n"], params["s"]
         return f"""
         Build the Bernstein-Vazirani oracle for the secret s = {s} (a bitstring of length
-        {n}, written in the bit order stated below for the input qubits 0..{n - 1}):
-        U|x>|y> = |x>|y XOR (s . x mod 2)>, where the input register x is qubits 0..{n - 1}
-        and the output qubit y is qubit {n}. `build_circuit` receives n = {n} and s as a
-        string. The whole unitary on the {n + 1} qubits is checked, up to a global phase.
+        {n} over the input qubits; which character is which qubit is stated below):
+        U|x>|y> = |x>|y XOR (s . x mod 2)>, where s . x is the sum over k of s_k x_k, x_k is
+        the value of input qubit k and s_k the bit of s that belongs to it; the input
+        register x is qubits 0..{n - 1} and the output qubit y is qubit {n}.
+        {unitary_checked(n + 1)}
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return "In the string s, " + bit_string_rule("s", framework, 0, n - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits and `s` the secret as the string above."
 
     def target_for(self, params, framework):
         n = params["n"]

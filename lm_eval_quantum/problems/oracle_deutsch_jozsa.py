@@ -7,7 +7,8 @@ qubit n), with f given as its truth table.  The whole unitary is checked.
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
+from . import (QASM_HEADER, Problem, basis_unitary, integer_rule, qasm_controlled, seeded_rng,
+               unitary_checked)
 
 
 def input_value(bits: list[int], framework: str) -> int:
@@ -18,6 +19,7 @@ def input_value(bits: list[int], framework: str) -> int:
 
 class OracleDeutschJozsa(Problem):
     slug = "oracle_deutsch_jozsa"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Deutsch-Jozsa oracle construction"
     check = "unitary"
     suite = "oracle-construction"
@@ -51,11 +53,17 @@ class OracleDeutschJozsa(Problem):
         return f"""
         Build the Deutsch-Jozsa oracle U|x>|y> = |x>|y XOR f(x)> of the {params['kind']}
         function f: {{0,1}}^{n} -> {{0,1}} with truth table {table}, where table[x] = f(x)
-        and x is the integer whose binary representation is the input bitstring of qubits
-        0..{n - 1} (bit order as stated below). The output qubit y is qubit {n}.
-        `build_circuit` receives n and the table. The whole unitary on the {n + 1} qubits
-        is checked, up to a global phase.
+        and x is the integer whose binary representation is the input bitstring of
+        {'qubit 0' if n == 1 else f'qubits 0..{n - 1}'} (bit order as stated below). The
+        output qubit y is qubit {n}. {unitary_checked(n + 1)}
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return "Here " + integer_rule("x", framework, 0, n - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits and `table` the truth table above."
 
     def target_for(self, params, framework):
         n, table = params["n"], params["table"]
@@ -65,7 +73,7 @@ class OracleDeutschJozsa(Problem):
     def canonical(self, framework, params):
         n, table = params["n"], params["table"]
         if framework == "qasm":
-            lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n + 1}] q;"]
+            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 1) + [f"qubit[{n + 1}] q;"]
             if len(set(table)) == 1:                 # constant: X on the output, or nothing
                 return {"qasm": "\n".join(lines + [f"x q[{n}];"] * table[0])}
             for value in range(2**n):

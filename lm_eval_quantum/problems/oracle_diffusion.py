@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, qasm_controlled
+from . import QASM_HEADER, Problem, qasm_controlled, unitary_checked
 
 
 class OracleDiffusion(Problem):
     slug = "oracle_diffusion"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Grover diffusion operator"
     check = "unitary"
     suite = "oracle-construction"
@@ -22,7 +23,7 @@ class OracleDiffusion(Problem):
         return f"""
         Build Grover's diffusion operator on {n} qubits: D = 2|s><s| - I, where
         |s> = H^(x{n})|0...0> is the uniform superposition. Use no ancilla qubits.
-        The whole unitary is checked, up to a global phase.
+        {unitary_checked(n)}
         """
 
     def target(self, params):
@@ -33,7 +34,7 @@ class OracleDiffusion(Problem):
         n = params["n"]
         if framework == "qasm":
             layer = [f"h q[{k}];" for k in range(n)] + [f"x q[{k}];" for k in range(n)]
-            lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n}] q;", *layer]
+            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 2) + [f"qubit[{n}] q;", *layer]
             lines += qasm_controlled("z", list(range(n - 1)), n - 1)
             lines += layer[::-1]
             return {"qasm": "\n".join(lines)}

@@ -6,11 +6,13 @@ up to a global phase, so the relative phase of the marked state matters.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from . import QASM_HEADER, Problem, basis_unitary, qasm_phase_flip, seeded_rng
+from . import (QASM_HEADER, Problem, basis_unitary, bit_string_rule, qasm_phase_flip, seeded_rng,
+               unitary_checked)
 
 
 class OracleGrover(Problem):
     slug = "oracle_grover"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Grover phase oracle construction"
     check = "unitary"
     suite = "oracle-construction"
@@ -30,10 +32,15 @@ class OracleGrover(Problem):
         n, w = params["n"], params["w"]
         return f"""
         Build Grover's phase oracle on {n} qubits for the marked bitstring w = {w}
-        (bit order as stated below): U|x> = -|x> if x = w and U|x> = |x> otherwise.
-        Use no ancilla qubits. `build_circuit` receives n and w as a string. The whole
-        unitary is checked, up to a global phase.
+        (which character is which qubit is stated below): U|x> = -|x> if x = w and
+        U|x> = |x> otherwise. Use no ancilla qubits. {unitary_checked(n)}
         """
+
+    def notes(self, framework, params):
+        return "In the string w, " + bit_string_rule("w", framework, 0, params["n"] - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of qubits and `w` the marked bitstring as the string above."
 
     def target_for(self, params, framework):
         w = string_bits_by_qubit(params["w"], framework)
@@ -43,7 +50,7 @@ class OracleGrover(Problem):
         n = params["n"]
         if framework == "qasm":
             w = string_bits_by_qubit(params["w"], framework)
-            lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n}] q;"]
+            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 2) + [f"qubit[{n}] q;"]
             lines += qasm_phase_flip(w)
             return {"qasm": "\n".join(lines)}
         return {"python": CODE[framework]}

@@ -33,6 +33,7 @@ def random_cnf(n: int, m: int, rng) -> list[list[int]]:
 
 class OracleSAT(Problem):
     slug = "oracle_sat"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "SAT formula as a Grover phase oracle"
     check = "unitary"
     suite = "oracle-construction"
@@ -62,10 +63,14 @@ class OracleSAT(Problem):
         clause list {clauses} (literal +k is x_k, -k is NOT x_k). Variable x_k is qubit
         k - 1 (qubits 0..{n - 1}). Qubits {n}..{n + a - 1} are {a} ancilla qubits that
         start in |0>; you may use them as scratch space but must return them to |0>.
-        On every input, U|x>|0> = (-1)^phi(x) |x>|0>. `build_circuit` receives n, the clauses
-        and the number of ancillas. The action on all inputs with clean ancillas is checked
-        exactly, up to one global phase.
+        On every input, U|x>|0> = (-1)^phi(x) |x>|0>. The action on all 2^{n} inputs with
+        clean ancillas is checked exactly (the ancillas must end in |0>), up to one global
+        phase.
         """
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of variables, `clauses` the clause list above and "
+                "`ancillas` the number of ancilla qubits.")
 
 
     def target_for(self, params, framework):

@@ -9,13 +9,9 @@ x and f(x) read as integers in the framework's bit order.  The whole unitary
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, seeded_rng
+from . import QASM_HEADER, Problem, basis_unitary, integer_rule, seeded_rng, unitary_checked
 from .oracle_deutsch_jozsa import input_value
 from .simon import coset_function
-
-CUSTOM_GATES_RULE = ('You may also `include "customgates.inc";` for the multi-controlled gates '
-                     "`c<k>x`, `c<k>z` and `c<k>p(lambda)` (k = 2..12 controls first, target last).")
-
 
 def value_bits(value: int, width: int, framework: str) -> list[int]:
     """The bits, by qubit of a `width`-qubit register, of the integer `value` written
@@ -34,6 +30,7 @@ def simon_table(n: int, rng) -> tuple[int, list[int]]:
 
 class OracleSimon(Problem):
     slug = "oracle_simon"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Simon oracle construction"
     check = "unitary"
     suite = "oracle-construction"
@@ -60,10 +57,6 @@ class OracleSimon(Problem):
     def entry_args(self, params):
         return [params["n"], params["table"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES_RULE if framework == "qasm" else rule
-
     def statement(self, params):
         n, s, table = params["n"], params["s"], params["table"]
         return f"""
@@ -75,10 +68,17 @@ class OracleSimon(Problem):
         integer whose binary representation is the bitstring of qubits 0..{n - 1}, and y
         is the integer whose binary representation is the bitstring of qubits
         {n}..{2 * n - 1}, each register written in the bit order stated below; the oracle
-        maps the integer y to y XOR table[x] and leaves x unchanged. `build_circuit`
-        receives n and the table. The whole unitary on the {2 * n} qubits is checked, up
-        to a global phase.
+        maps the integer y to y XOR table[x] and leaves x unchanged.
+        {unitary_checked(2 * n)}
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return ("Here " + integer_rule("x", framework, 0, n - 1) + " Likewise "
+                + integer_rule("y", framework, n, 2 * n - 1))
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits and `table` the truth table above."
 
     def target_for(self, params, framework):
         n, table = params["n"], params["table"]

@@ -25,7 +25,6 @@ from __future__ import annotations
 import itertools
 
 from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
-from .oracle_simon import CUSTOM_GATES_RULE
 
 ANCILLAS = 3
 
@@ -61,6 +60,7 @@ def random_graph(n: int, rng) -> list[list[int]]:
 
 class OracleTriangle(Problem):
     slug = "oracle_triangle"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Triangle finding as a Grover phase oracle"
     check = "unitary"
     suite = "oracle-construction"
@@ -78,10 +78,6 @@ class OracleTriangle(Problem):
     def entry_args(self, params):
         return [params["n"], params["edges"], params["ancillas"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES_RULE if framework == "qasm" else rule
-
     def statement(self, params):
         n, a, edges = params["n"], params["ancillas"], params["edges"]
         return f"""
@@ -94,9 +90,13 @@ class OracleTriangle(Problem):
         three vertices that contain a triangle, is left unchanged:
         U|x>|0> = (-1)^T(x) |x>|0>. Qubits {n}..{n + a - 1} are {a} ancilla qubits that
         start in |0>; you may use them as scratch space but must return them to |0>.
-        `build_circuit` receives n, the edge list and the number of ancillas. The action
-        on all 2^{n} inputs with clean ancillas is checked exactly, up to one global phase.
+        The action on all 2^{n} inputs with clean ancillas is checked exactly (the ancillas
+        must end in |0>), up to one global phase.
         """
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of vertices, `edges` the edge list above and `ancillas` the "
+                "number of ancilla qubits.")
 
 
     def target_for(self, params, framework):

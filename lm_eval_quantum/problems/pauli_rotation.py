@@ -17,12 +17,13 @@ from functools import reduce
 
 import numpy as np
 
-from . import pi_text, pi_value
-from .toffoli_decomposition import CHECKED, PAULI, GateDecomposition
+from . import pi_text, pi_value, unitary_checked
+from .toffoli_decomposition import PAULI, GateDecomposition
 
 
 class PauliRotation(GateDecomposition):
     slug = "pauli_rotation"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Pauli-string rotation from CNOTs and one-qubit gates"
     arguments = (("pauli", "str"), ("theta", "float"))
     argument_note = "`theta` is in radians."
@@ -43,7 +44,7 @@ class PauliRotation(GateDecomposition):
         P = "{pauli}", whose k-th character (k = 0 for the leftmost) is the factor on qubit
         k: P is the tensor product of {factors} (I is the identity). Use the elementary
         gates allowed below.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -32,60 +32,13 @@ class ControlledOracleAlgorithm(OracleAlgorithm):
     measured qubits are 0..measured-1, qubit j into clbit j), `oracle_call(framework,
     params)` (how one call is written, with `j` the control) and `returns`."""
 
-    returns = "str"
+    call_note = " (with j the controlling counting qubit)"
 
     def oracle_width(self, params) -> int:
         raise NotImplementedError
 
-    def measured(self, params) -> int:
-        return params["n"]
-
     def oracle_call(self, framework: str, params: dict) -> str:
         raise NotImplementedError
-
-    def format_rule(self, framework, params):
-        w, m, k = self.width(params), self.measured(params), self.oracle_width(params)
-        call, ret = self.oracle_call(framework, params), self.returns
-        sig = self.signature(framework, params)
-        if framework == "qasm":
-            return f"""
-            Answer with two code blocks. First, one complete OpenQASM 3.0 program in a
-            ```qasm block: `OPENQASM 3.0;`, `include "stdgates.inc";`, `include "oracle.inc";`
-            (which provides the gate `Oracle` on {k} qubits), `bit[{m}] c;`, `qubit[{w}] q;`;
-            write every oracle call as `{call}` (with j the controlling counting qubit; loops
-            are not supported, so write the calls out one by one), and measure q[j] into c[j]
-            for j = 0..{m - 1}. You may also `include "customgates.inc";` for the
-            multi-controlled gates `c<k>x`, `c<k>z` and `c<k>p(lambda)` (k = 2..12 controls
-            first, target last). Second, a ```python block defining
-            `run_and_analyze(circuit, simulator) -> {ret}`; the circuit is your program loaded
-            as a qiskit QuantumCircuit, and `simulator.run(circuit, shots=k).result().get_counts()`
-            returns Qiskit-style counts (clbit 0 is the rightmost character). Do not transpile.
-            """
-        if framework == "qiskit":
-            return f"""
-            Answer with Python code in a single ```python code block that defines
-            `{sig} -> QuantumCircuit`, which builds a circuit of {w} qubits and {m} classical
-            bits, applies the given opaque {k}-qubit `oracle` gate at every oracle call as
-            `{call}` (with j the controlling counting qubit) and measures qubit j into
-            classical bit j for j = 0..{m - 1}, and `run_and_analyze(circuit, simulator) -> {ret}`,
-            where `simulator.run(circuit, shots=k).result().get_counts()` returns Qiskit-style
-            counts (clbit 0 is the rightmost character). Do not transpile.
-            """
-        return f"""
-        Answer with Python code in a single ```python code block that imports cirq and
-        defines `{sig} -> cirq.Circuit` on `q = cirq.LineQubit.range({w})`, which applies
-        the given opaque {k}-qubit gate at every oracle call as `{call}` (with j the
-        controlling counting qubit) and ends with ONE measurement of the counting qubits in
-        increasing order, `cirq.measure(*q[:{m}], key="result")` (so in a measured row the
-        bit of q[j] is at position j), and
-        `run_and_analyze(circuit, simulator) -> {ret}`, where
-        `simulator.run(circuit, repetitions=k)` returns a `cirq.Result`.
-        """
-
-    def check_spec(self, framework, params):
-        spec = super().check_spec(framework, params)
-        spec["oracle"] = {"name": "Oracle", "num_qubits": self.oracle_width(params)}
-        return spec
 
 
 def inverse_qft_qasm(n: int) -> list[str]:
@@ -127,7 +80,7 @@ def inverse_qft(q):
 class PhaseEstimation(ControlledOracleAlgorithm):
     slug = "phase_estimation"
     title = "Quantum phase estimation"
-    version = 1
+    version = 2   # v2: prompt states the oracle's use, the simulator and the grading
     # n counting qubits, n + 1 in all, 2^n - 1 oracle calls.  The few-shot docs reuse
     # sizes of the test split with other seeds (other phases).
     test_sizes, fewshot_sizes = range(2, 7), (3, 4)
@@ -164,8 +117,10 @@ class PhaseEstimation(ControlledOracleAlgorithm):
         binary digits after the point, b_1 b_2 ... b_n ({n} characters '0'/'1', b_1
         first), where phi = b_1/2 + b_2/4 + ... + b_n/2^n: b_1 is the most significant bit
         of k and b_n its least significant bit (for n = 3, phi = 3/8 = 0.011 in binary is
-        "011"). This order of the answer is fixed: it does not follow the framework's bit
-        order stated below. Shots are counted; use no more than the algorithm needs.
+        "011"). So `phi_bits[i]` is the bit of counting qubit {n - 1} - i, where `phi_bits` is
+        the returned string and i = 0 for its leftmost character: this order is fixed and
+        does not follow the framework's bit order stated below. Use no more shots than the
+        algorithm needs.
         """
 
     def hidden_tests(self, params):
@@ -201,7 +156,8 @@ class PhaseEstimation(ControlledOracleAlgorithm):
             lines += [f"h q[{j}];" for j in range(n)]
             for j in range(n):
                 lines.append(f"// U^{2**j} controlled on counting qubit {j}")
-                lines += [f"Oracle q[{j}], q[{n}];"] * 2**j
+                call = f"Oracle q[{j}], q[{n}];"
+                lines.append(call if j == 0 else f"for int k in [1:{2**j}] {{ {call} }}")
             lines.append("// inverse QFT: counting qubit j ends in bit j of k")
             lines += inverse_qft_qasm(n)
             lines += [f"c[{j}] = measure q[{j}];" for j in range(n)]

@@ -29,6 +29,7 @@ def random_angle(rng, denominators, top: int) -> list[int]:
 
 class ProductState(StatePreparation):
     slug = "product_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Product state of given single-qubit states"
     arguments = (("theta", "list[float]"), ("phi", "list[float]"))
     argument_text = ("the lists `theta` and `phi` of the angles in radians (as floats; "

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, seeded_rng
+from . import QASM_HEADER, seeded_rng, state_checked
 from .hadamard_test import StatedCall, bitstring_basis
 from .qaoa_maxcut import cut_values, random_graph
 
@@ -43,6 +43,7 @@ def qaoa_state(n: int, edges, gammas, betas) -> np.ndarray:
 
 class QAOAFixedAngles(StatedCall):
     slug = "qaoa_fixed_angles"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "QAOA state for MaxCut at given angles"
     suite = "quantum-algorithms"
     check = "state"
@@ -75,9 +76,13 @@ class QAOAFixedAngles(StatedCall):
         basis state z; the mixer is B = {' + '.join(f'X_{k}' for k in range(n))}. Starting from
         |{'0' * n}>, prepare
         |psi> = {product} |+>^{n},
-        where |+>^{n} is the uniform superposition (H on every qubit). Do not measure.
-        The state of all {n} qubits is checked, up to a global phase.
+        where |+>^{n} is the uniform superposition (H on every qubit).
+        {state_checked(n)}
         """
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of qubits, `edges` the edge list, and `gammas` and `betas` "
+                "the angles gamma_l and beta_l of the layers l = 1, 2, ... in order.")
 
     def target_for(self, params, framework):
         psi = qaoa_state(params["n"], params["edges"], params["gammas"], params["betas"])

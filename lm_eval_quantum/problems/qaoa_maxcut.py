@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from . import Problem, seeded_rng
+from . import Computed, Problem, seeded_rng
 
 
 def random_graph(n: int, seed) -> list[list[int]]:
@@ -74,11 +74,13 @@ def depth1_optimum(n: int, edges) -> float:
     return float(max(best))
 
 
-class QAOAMaxCut(Problem):
+class QAOAMaxCut(Computed, Problem):
     slug = "qaoa_maxcut"
     title = "Depth-1 QAOA for MaxCut"
     frameworks = ("qiskit", "cirq", "pennylane")   # angles must be computed: no plain QASM
     check = "variational"
+    version = 2   # v2: the acceptance rule stated plainly; CPU limit, call and register stated
+    checked = "<C> of the returned circuit's state"
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
 
     def instances(self, split):
@@ -92,7 +94,10 @@ class QAOAMaxCut(Problem):
         return [params["n"], params["edges"]]
 
     def statement(self, params):
+        from .. import thresholds as th
+
         n, edges = params["n"], params["edges"]
+        cmax = int(cut_values(n, edges).max())
         return f"""
         MaxCut on the graph with nodes 0..{n - 1} and edges {edges}: the cost of a
         bitstring z is C(z) = the number of edges (u, v) with z_u != z_v, where z_k is
@@ -100,10 +105,13 @@ class QAOAMaxCut(Problem):
         on all qubits, the cost layer exp(-i gamma C), the mixer exp(-i beta sum_k X_k),
         with the angles gamma and beta chosen to maximize the expected cut <C>. Compute
         the angles inside `build_circuit` (numerically or analytically; numpy and scipy
-        are available). `build_circuit` receives n and the edge list. The judge computes
-        <C> of your output state exactly; it must be within 1% of the maximum cut of the
-        best depth-1 value. Do not measure.
+        are available). The judge computes <C> of your output state exactly; it must be
+        at least C1 - {th.VARIATIONAL_TOLERANCE:g} * Cmax, where C1 is the largest <C> that
+        any depth-1 QAOA circuit reaches on this graph and Cmax = {cmax} is the maximum cut.
         """
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of qubits (nodes) and `edges` the edge list above."
 
     def target(self, params):
         # indexed by qubit (bit k of the index = qubit k), the same in every framework

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, integer_rule, unitary_checked
 
 
 class QFT(Problem):
     slug = "qft"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum Fourier transform"
     check = "unitary"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
@@ -27,8 +28,11 @@ class QFT(Problem):
         where x and y are the integers whose binary representations are the
         computational-basis bitstrings (bit order as stated below). Include the final
         qubit reversal so that the output is in the same bit order as the input.
-        The circuit is checked as a unitary up to a global phase.
+        {unitary_checked(n)}
         """
+
+    def notes(self, framework, params):
+        return "Here, for x and likewise y, " + integer_rule("x", framework, 0, params["n"] - 1)
 
     def target(self, params):
         n = params["n"]

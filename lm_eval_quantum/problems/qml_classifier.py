@@ -34,7 +34,7 @@ import json
 
 import numpy as np
 
-from . import Problem, seeded_rng
+from . import Computed, Problem, seeded_rng
 
 RULE_MARGIN = 0.3       # |rule value| of every point, listed or hidden (far from the boundary)
 TRAINED_MARGIN = 0.2    # y <Z> of the canonical at every listed and hidden point (4x the judge's margin)
@@ -153,28 +153,12 @@ def steps_code(framework: str, signature: str, steps: str, gates, width: str,
     return "\n".join(lines)
 
 
-TRAINING_RULE = ("You may simulate your own circuit with numpy/scipy inside your code to train "
-                 "its parameters{no_device}; keep it to a few seconds of CPU time. Do not print "
-                 "anything{measure}.")
-
-
-def training_format_rule(rule: str, framework: str) -> str:
-    """The framework's answer format, allowing a training loop in the answer."""
-    if framework == "pennylane":
-        return rule + " " + TRAINING_RULE.format(no_device=" (no PennyLane device)", measure="")
-    return rule.replace("Do not simulate or print anything.",
-                        TRAINING_RULE.format(no_device="", measure=" or add measurements"))
-
-
 # --- shared: problems checked by their <Z> on listed inputs -----------------------------------
-class Trainable(Problem):
+class Trainable(Computed, Problem):
     """A quantum-ML task whose answer trains its parameters (Python frameworks only)."""
 
     suite = "quantum-ml"
     frameworks = ("qiskit", "cirq", "pennylane")   # parameters are computed: no plain QASM
-
-    def format_rule(self, framework, params):
-        return training_format_rule(super().format_rule(framework, params), framework)
 
 
 class Behaviour(Trainable):
@@ -201,7 +185,16 @@ class Behaviour(Trainable):
 
     qubit_naming = "index"     # the readout is qubit 0 in every framework
     fixed_width = True         # a model of one or two qubits: instances vary the data set
-    version = 2                # 2: hidden points from the stated rule, canonicals trained on it
+    version = 3                # 2: hidden points from the stated rule, canonicals trained on it;
+    # 3: the prompt states the CPU limit, the calls, the register and the exact-answer rule
+    checked = "<Z> of qubit 0 at every input"
+
+    def calls(self, params):
+        return f"{len(params['points']) + self.hidden_count} times, once per input"
+
+    def call_rule(self, framework, params):
+        """The statement says how the judge calls `build_circuit` (once per input)."""
+        return ""
 
     check = "classifier"
     x_type = "float"
@@ -334,8 +327,9 @@ class Behaviour(Trainable):
         k, m = len(params["points"]), self.hidden_count
         return (f"The judge calls `build_circuit` once per listed {what} and once per each of {m} "
                 f"unlisted {whats or what + 's'} {how} (not shown here), {k + m} calls in one "
-                "run, and computes <Z> exactly; the condition must hold at every one of them. Train "
-                "at most once (for example at import), not in every call.")
+                "run, and computes <Z> exactly; the condition must hold at every one of them. "
+                "Train at most once (for example at import, or cached on the first call), not in "
+                "every call.")
 
     def check_spec(self, framework, params):
         spec = super().check_spec(framework, params)

@@ -31,7 +31,7 @@ import textwrap
 import numpy as np
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, fidelity_bound, seeded_rng
 from .phase_estimation import INVERSE_QFT as _INVERSE_QFT
 from .phase_estimation import inverse_qft_qasm
 
@@ -93,10 +93,11 @@ def qpe_convention(t: int, system: str, operator: str) -> str:
     QFT|x> = 2^(-{t}/2) * sum_{{y=0}}^{{{2**t - 1}}} exp(2*pi*i*x*y / 2^{t}) |y>. In this
     formula a counting-register basis state |x> is the one in which counting qubit j
     holds bit j of the integer x, so counting qubit 0 is the least significant bit
-    (x = x_0 + 2*x_1 + ... + 2^{t - 1}*x_{t - 1}); this integer reading is fixed by the
-    task and is the same in every framework, whatever bit order bitstrings are printed
-    in. Do not measure: the final state of all qubits is checked exactly, up to a global
-    phase, so it must be exactly the state these steps produce.
+    (x is the sum over j of 2^j x_j, x_j the value of counting qubit j); this integer
+    reading is fixed by the task and is the same in every framework, whatever bit order
+    bitstrings are printed in. The final state of all qubits is checked exactly (fidelity
+    at least {fidelity_bound()}), up to a global phase, so it must be exactly the state
+    these steps produce.
     """
 
 
@@ -111,6 +112,7 @@ class QPEDyadic(Problem):
     title = "Quantum phase estimation (exact phase)"
     check = "state"
     suite = "quantum-algorithms"
+    version = 2   # v2: prompt states the call, the register and the checks in shared words
     test_sizes, fewshot_sizes = range(2, 6), (4,)
 
     def instances(self, split):
@@ -136,8 +138,7 @@ class QPEDyadic(Problem):
 
     def phase_text(self, params) -> str:
         t, p, q = params["t"], params["p"], params["q"]
-        return (f"phi = {p}/{q} = {p}/2^{t}, an exact {t}-bit binary fraction (p = {p}, "
-                f"q = {q})")
+        return f"phi = {p}/{q} = {p}/2^{t}, an exact {t}-bit binary fraction"
 
     def outcome_text(self, params) -> str:
         t, k = params["t"], params["p"]
@@ -152,8 +153,12 @@ class QPEDyadic(Problem):
         U = P(2*pi*phi) = [[1, 0], [0, exp(2*pi*i*phi)]] with {self.phase_text(params)}, on
         {t + 1} qubits: qubits 0..{t - 1} are the {t} counting qubits and qubit {t} holds the
         eigenstate |1> of U (U|1> = exp(2*pi*i*phi)|1>), which you prepare from |0> with an X
-        gate. `build_circuit(t, p, q)` receives t = {t} and phi as the fraction p/q.
+        gate.
         """, qpe_convention(t, f"qubit {t}", "U"), self.outcome_text(params))
+
+    def argument_notes(self, framework, params):
+        return ("`t` is the number of counting qubits and phi = p / q, with the integers "
+                f"p = {params['p']} and q = {params['q']}.")
 
     def target_for(self, params, framework):
         return phase_gate_target(params["t"], params["p"], params["q"], framework)

@@ -22,14 +22,14 @@ INSTANCES = {"test": [(2, 1, 3), (3, 1, 5), (3, 2, 7), (4, 3, 10), (5, 2, 3)],
 class QPENonDyadic(QPEDyadic):
     slug = "qpe_nondyadic"
     title = "Quantum phase estimation (phase between grid points)"
+    version = 2   # v2: prompt states the call, the register and the checks in shared words
 
     def instances(self, split):
         return [{"t": t, "p": p, "q": q} for t, p, q in INSTANCES[split]]
 
     def phase_text(self, params):
         t, p, q = params["t"], params["p"], params["q"]
-        return (f"phi = {p}/{q} exactly (p = {p}, q = {q}), which is not an integer multiple of "
-                f"1/2^{t}")
+        return f"phi = {p}/{q} exactly, which is not an integer multiple of 1/2^{t}"
 
     def outcome_text(self, params):
         t = params["t"]

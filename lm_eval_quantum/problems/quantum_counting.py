@@ -20,7 +20,6 @@ import numpy as np
 
 from . import QASM_HEADER, Problem, qasm_controlled, seeded_rng
 from .grover_marked import PHASE_FLIP, grover_operator, random_marked, state_list
-from .oracle_simon import CUSTOM_GATES_RULE
 from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
                          qpe_state)
 
@@ -36,6 +35,7 @@ def qasm_controlled_flip(control: int, search: list[int], bits: list[int]) -> li
 
 class QuantumCounting(Problem):
     slug = "quantum_counting"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum counting"
     check = "state"
     suite = "quantum-algorithms"
@@ -53,10 +53,6 @@ class QuantumCounting(Problem):
     def entry_args(self, params):
         return [params["t"], params["n"], params["marked"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES_RULE if framework == "qasm" else rule
-
     def statement(self, params):
         t, n, marked = params["t"], params["n"], params["marked"]
         last = t + n - 1
@@ -70,10 +66,13 @@ class QuantumCounting(Problem):
         The Grover operator on the search register is G = D O (O acts first) with
         O = I - 2 * sum_m |m><m| (the sum over the marked states) and D = 2|s><s| - I,
         where |s> = H^{n}|0...0> is the uniform superposition; use exactly these signs.
-        Prepare the search register in |s> (from |0...0>). `build_circuit(t, n, marked)`
-        receives t = {t}, n = {n} and the marked states as lists of search-qubit values
-        ({marked}).
+        Prepare the search register in |s> (from |0...0>).
         """, qpe_convention(t, "the search register", "G"))
+
+    def argument_notes(self, framework, params):
+        return ("`t` is the number of counting qubits, `n` the number of search qubits and "
+                "`marked` the marked states, each a list of the values of search qubits "
+                f"0..{params['n'] - 1} (here {params['marked']}).")
 
     def target_for(self, params, framework):
         n = params["n"]

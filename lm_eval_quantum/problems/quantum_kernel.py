@@ -20,9 +20,9 @@ import inspect
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, seeded_rng, state_checked
 from .feature_map import (
-    ARGUMENT_RULE,
+    REPS_NOTE,
     bitstring_order,
     definition,
     draw_point,
@@ -56,6 +56,7 @@ def kernel_state(x1, x2, reps: int) -> np.ndarray:
 
 class QuantumKernel(Problem):
     slug = "quantum_kernel"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum kernel circuit"
     suite = "quantum-ml"
     check = "state"
@@ -86,15 +87,10 @@ class QuantumKernel(Problem):
                 f"{format_point(params['x1'])} and x2 = {format_point(params['x2'])}: starting "
                 f"from |{zeros}>, apply U(x1), then the inverse U(x2)^dagger, so that the "
                 f"probability of measuring {zeros} is k(x1, x2). The judge compares your output "
-                f"state U(x2)^dagger U(x1)|{zeros}> with the exact one; any global phase is "
-                "accepted; there are no ancilla qubits. Do not measure.")
+                f"state U(x2)^dagger U(x1)|{zeros}> with the exact one. " + state_checked(n))
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        if framework == "qasm":   # OpenQASM has no function argument: the program is for x1, x2
-            return text
-        rule = ARGUMENT_RULE.format(args="x1 and x2 (lists of floats) and reps")
-        return text.replace(self.statement(params), self.statement(params) + "\n\n" + rule, 1)
+    def argument_notes(self, framework, params):
+        return "`x1` and `x2` are the two points (lists of floats) and " + REPS_NOTE
 
     def target_for(self, params, framework):
         return bitstring_order(kernel_state(params["x1"], params["x2"], params["reps"]), framework)

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, qasm_controlled
-from .autoencoder import CUSTOM_GATES
+from . import QASM_HEADER, qasm_controlled, state_checked
 from .hadamard_test import StatedCall, bitstring_basis
 
 # (m, t, x0, coin)
@@ -45,6 +44,7 @@ def walk_state(m: int, t: int, x0: int, coin: str) -> np.ndarray:
 
 class QuantumWalk(StatedCall):
     slug = "quantum_walk"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Coined quantum walk on a cycle"
     suite = "quantum-algorithms"
     check = "state"
@@ -59,10 +59,6 @@ class QuantumWalk(StatedCall):
     def entry_args(self, params):
         return [params["m"], params["t"], params["x0"], params["coin"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        return rule + " " + CUSTOM_GATES if framework == "qasm" else rule
-
     def statement(self, params):
         m, t, x0, coin = params["m"], params["t"], params["x0"], params["coin"]
         size, n = 2**m, m + 1
@@ -76,9 +72,15 @@ class QuantumWalk(StatedCall):
         One step: apply H to the coin; then shift the position: if the coin is |1>,
         x -> (x + 1) mod {size}; if the coin is |0>, x -> (x - 1) mod {size} (the coin itself
         is unchanged by the shift, and the shift acts on superpositions linearly).
-        Apply {t} such step{'s' if t > 1 else ''}. Do not measure. The state of all {n} qubits
-        is checked, up to a global phase.
+        Apply {t} such step{'s' if t > 1 else ''}.
+        {state_checked(n)}
         """
+
+    def argument_notes(self, framework, params):
+        return ("`m` is the number of position qubits (the cycle has 2^m positions and the "
+                "register m + 1 qubits), `t` the number of steps, `x0` the start position and "
+                '`coin` the coin\'s start state: "0" for |0>, "1" for |1>, "+i" for '
+                "(|0> + i|1>)/sqrt(2).")
 
     def target_for(self, params, framework):
         psi = walk_state(params["m"], params["t"], params["x0"], params["coin"])

@@ -32,7 +32,7 @@ import functools
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from . import QASM_HEADER, Problem, seeded_rng, state_checked
 
 
 # --- exact arithmetic in Z[w], w = e^{i pi / 4} -------------------------------------------
@@ -268,9 +268,9 @@ class RandomCircuitProblem(Problem):
         n = params["n"]
         return (f"Prepare the {n}-qubit state below, starting from |{'0' * n}>. It is the output "
                 f"of a random circuit of depth {params['depth']} over the gates "
-                f"{self.gate_names}; you may use any gates. Any global phase is accepted; there "
-                "are no ancilla qubits. Basis states |b> are written as bitstrings b in the bit "
-                "order stated below.\n\n" + self.describe_state(params))
+                f"{self.gate_names}; you may use any gates. {state_checked(n)} Basis states |b> "
+                "are written as bitstrings b in the bit order stated below.\n\n"
+                + self.describe_state(params))
 
     def describe_state(self, params) -> str:
         coeffs, size = clifford_coefficients(self.target(params))
@@ -302,6 +302,7 @@ def clifford_coefficients(psi: np.ndarray) -> tuple[list[tuple[str, str]], int]:
 
 class RandomClifford(RandomCircuitProblem):
     slug = "random_clifford"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Random Clifford circuit synthesis"
 
     def target(self, params):

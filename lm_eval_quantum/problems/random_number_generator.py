@@ -14,11 +14,12 @@ judge's state cap), the family's whole instance space.
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, MeasuredDistribution
+from . import QASM_HEADER, MeasuredDistribution, plural
 
 
 class RandomNumberGenerator(MeasuredDistribution):
     slug = "random_number_generator"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum random number generator"
     test_sizes, fewshot_sizes = range(2, 5), range(1, 2)
     has_full_split = True
@@ -33,10 +34,11 @@ class RandomNumberGenerator(MeasuredDistribution):
     def statement(self, params):
         n = params["n"]
         return f"""
-        Build a quantum random number generator on {n} qubits: starting from |{'0' * n}>,
-        prepare a state and measure every qubit in the computational basis so that each
-        of the {2 ** n} possible {n}-bit strings occurs with probability exactly 1/{2 ** n}
-        (uniformly random {n}-bit numbers). The output distribution is checked exactly.
+        Build a quantum random number generator on {plural(n, "qubit")}: starting from
+        |{'0' * n}>, prepare a state whose measurement of every qubit in the computational
+        basis gives each of the {2 ** n} possible {n}-bit strings with probability exactly
+        1/{2 ** n} (uniformly random {n}-bit numbers). This output distribution is checked
+        exactly.
         """
 
     def target(self, params):

@@ -42,6 +42,7 @@ def sqrt2_value(p, q, r, s, m) -> complex:
 
 class RandomUniversal(RandomCircuitProblem):
     slug = "random_universal"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Random universal circuit synthesis"
     singles = ("h", "s", "t")
     gate_names = "{H, S, T, CX}"

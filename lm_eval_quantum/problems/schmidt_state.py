@@ -24,10 +24,11 @@ from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_s
 
 class SchmidtState(StatePreparation):
     slug = "schmidt_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "State with given Schmidt coefficients"
     arguments = (("m", "int"), ("lambdas", "list[float]"))
-    argument_text = ("`m` and `lambdas` (the coefficients lambda_0 .. lambda_{2^m - 1}, "
-                     "as floats)")
+    argument_text = ("`m` (the number of qubits of each register) and `lambdas` (the "
+                     "coefficients lambda_0 .. lambda_{2^m - 1}, as floats)")
     TEST_SLOTS = (1, 1, 2, 2, 2, 3)
     FEWSHOT_SLOTS = (1, 2)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, seeded_rng
+from . import QASM_HEADER, OracleAlgorithm, bit_string_rule, seeded_rng
 
 
 def coset_function(n: int, elements, labels) -> np.ndarray:
@@ -51,7 +51,8 @@ def xor_oracle(f: np.ndarray, num_args: int) -> dict:
 class Simon(OracleAlgorithm):
     slug = "simon"
     title = "Simon's algorithm"
-    version = 2  # v2: the circuit itself is checked exactly (thresholds.ALGORITHM_SUCCESS_EPS)
+    version = 3  # v2: the circuit itself is checked exactly (thresholds.ALGORITHM_SUCCESS_EPS);
+    # v3: prompt states the oracle's use, the simulator, the string's order, the grading
     # 2n qubits: n <= 6 keeps every simulation at <= 12 qubits.  The few-shot docs reuse
     # sizes of the test split with other seeds (other hidden functions).
     test_sizes, fewshot_sizes = range(2, 7), (3, 4)
@@ -70,10 +71,15 @@ class Simon(OracleAlgorithm):
         post-processing `run_and_analyze(circuit, simulator) -> str`: it runs your circuit
         with `simulator.run(...)` as often as it needs, solves the linear equations
         y.s = 0 (mod 2) given by the measured strings, and returns s as a string of {n}
-        characters '0'/'1' in the bit order stated below (bit k of s where a measured
-        bitstring shows input qubit k). Shots are counted: sample a few at a time until
-        the equations determine s.
+        characters '0'/'1' (which character is which qubit is stated below). Sample a few
+        shots at a time until the equations determine s.
         """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return ("In the returned string, bit k of s is the bit of input qubit k (x XOR s flips "
+                "the qubits k with s_k = 1): " + bit_string_rule("s", framework, 0, n - 1)
+                + " This is the order of the measured bits in the simulator's results.")
 
     def hidden_tests(self, params):
         """th.ALGORITHM_TESTS periods (distinct nonzero strings while there are enough,

@@ -22,9 +22,10 @@ from .bell_state import StatePreparation, qubit_state
 
 class SpinWave(StatePreparation):
     slug = "spin_wave"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Single-excitation spin wave"
     arguments = (("n", "int"), ("k", "int"))
-    argument_text = "`n` and `k`"
+    argument_text = "`n` (the number of qubits) and `k` (the momentum)"
     TEST = ((2, 1), (3, 1), (4, 3), (5, 2), (6, 0), (6, 5))
     FEWSHOT = ((3, 2), (5, 1))
 

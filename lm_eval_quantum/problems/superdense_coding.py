@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from . import ellipsis_list
 from .teleportation import (
     BELL_ROLES,
     PartyProtocol,
@@ -55,6 +56,7 @@ def registers(params: dict) -> dict[str, list[int]]:
 
 class SuperdenseCoding(PartyProtocol):
     slug = "superdense_coding"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Superdense coding (one program, parties checked)"
     mode = "classical"
     qubits_per_n = 4
@@ -62,6 +64,7 @@ class SuperdenseCoding(PartyProtocol):
     parties: ClassVar = {"x": ["alice"], "a": ["source", "alice", "bob"], "b": ["source", "bob"]}
     roles: ClassVar = {"x": "Alice's message bits x (computational-basis inputs)", **BELL_ROLES}
     measured = "Bob's qubits"
+    unit = "Bell pairs (qubits sent), so the message has 2n bits"
     layout_code = LAYOUT_CODE
 
     def registers(self, params):
@@ -81,18 +84,22 @@ class SuperdenseCoding(PartyProtocol):
             "",
             *bell_source_rules(n),
             "2. Alice encodes the two bits x[2i], x[2i+1] into a[i], acting only on x and a, and "
-            "then sends the qubit a[i] to Bob. She never acts on b, and after sending a[i] she "
-            "never acts on it again.",
+            "then sends the qubit a[i] to Bob. She never acts on b. a[i] counts as sent from the "
+            "first gate that couples it with one of Bob's qubits b; after that no gate may "
+            "couple it with x.",
             "3. Bob acts only on the qubits he holds: b, and a[i] once he has received it. There "
             "is no classical communication: no gate may couple Alice's message qubits x with a "
             "qubit Bob holds.",
-            "Any gate that couples qubits of different parties is a protocol violation and fails.",
+            "A single-qubit gate is always allowed (whoever holds the qubit applies it); any "
+            "other gate that couples qubits of different parties is a protocol violation and "
+            "fails.",
             "",
             "At the end Bob's decoded bits must be a[i] = x[2i] and b[i] = x[2i+1] in the "
             "computational basis, for every i. The judge runs every one of the "
             f"{2 ** (2 * n)} messages (x prepared as a computational-basis state, all other "
             "qubits in |0>) and requires the exact outcome probabilities of "
-            "a[0], b[0], ... to give Bob the message with probability 1.",
+            + ellipsis_list([f"{r}[{i}]" for i in range(n) for r in "ab"], 4)
+            + " to give Bob the message with probability 1.",
         ]
 
     def target_for(self, params, framework):

@@ -9,13 +9,15 @@ Canonical: CX(i -> j), CX(j -> i), CX(i -> j): on |x_i x_j> the three XORs give
 """
 from __future__ import annotations
 
-from .toffoli_decomposition import CHECKED, GateDecomposition
+from . import unitary_checked
+from .toffoli_decomposition import GateDecomposition
 
 SWAP = [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]
 
 
 class SwapFromCX(GateDecomposition):
     slug = "swap_from_cx"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "SWAP from CNOT gates"
     gates = ("cx",)
     arguments = (("n", "int"), ("pair", "list[int]"))
@@ -29,7 +31,7 @@ class SwapFromCX(GateDecomposition):
         Implement the SWAP of qubits {i} and {j} of a {n}-qubit register using CNOT gates
         only: on every basis state the values of qubits {i} and {j} are exchanged and every
         other qubit is left unchanged.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, qubits_text, unitary_checked
 
 
 def swap_test_unitary(m: int) -> np.ndarray:
@@ -32,6 +32,7 @@ def swap_test_unitary(m: int) -> np.ndarray:
 
 class SwapTest(Problem):
     slug = "swap_test"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Swap test"
     check = "unitary"
 
@@ -50,17 +51,19 @@ class SwapTest(Problem):
         pairs = ", ".join(f"({1 + i}, {m + 1 + i})" for i in range(m))
         return f"""
         Implement the swap test that compares two {m}-qubit states. Use {n} qubits:
-        qubit 0 is the ancilla, register A is qubits 1..{m} (A_i = qubit {1}+i) and
-        register B is qubits {m + 1}..{2 * m} (B_i = qubit {m + 1}+i), for i = 0..{m - 1}.
-        The circuit applies a Hadamard to the ancilla, then for every i a SWAP of
+        qubit 0 is the ancilla, register A is {qubits_text(1, m)} (A_i = qubit 1 + i) and
+        register B is {qubits_text(m + 1, 2 * m)} (B_i = qubit {m + 1} + i), for
+        {'i = 0' if m == 1 else f'i = 0..{m - 1}'}. The circuit applies a Hadamard to the ancilla, then for every i a SWAP of
         A_i and B_i controlled by the ancilla (qubit pairs {pairs}), then a Hadamard
         to the ancilla again; as a unitary,
         U = (H on qubit 0) (|0><0| x I + |1><1| x SWAP(A, B)) (H on qubit 0).
         When A and B hold |a> and |b> and the ancilla starts in |0>, measuring the
-        ancilla then gives 0 with probability (1 + |<a|b>|^2) / 2. `build_circuit`
-        receives m = {m}. Do not measure: the whole {n}-qubit unitary is checked,
-        up to a global phase.
+        ancilla then gives 0 with probability (1 + |<a|b>|^2) / 2.
+        {unitary_checked(n)}
         """
+
+    def argument_notes(self, framework, params):
+        return "`m` is the number of qubits of each register (the circuit has 2m + 1)."
 
     def target_for(self, params, framework):
         from ..judge.conventions import unitary_to_internal

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, fidelity_bound
 
 LAYOUT_CODE = {
     "blocks": '''\
@@ -53,8 +53,12 @@ def describe_registers(regs: dict, what: dict) -> str:
     for name, qs in regs.items():
         where = ", ".join(f"{name}[{i}] = q[{q}]" for i, q in enumerate(qs))
         lines.append(f"- {what[name]}: {where}")
-    lines.append("(q[k] is qubit k: cirq.LineQubit(k) in Cirq, wire k in PennyLane.)")
     return "\n".join(lines)
+
+
+# What "q[k]" of the register lists is in each framework.
+REGISTER_NAMES = {"qasm": "", "qiskit": "Here q[k] is the circuit's qubit k.",
+                  "cirq": "Here q[k] is `cirq.LineQubit(k)`.", "pennylane": "Here q[k] is wire k."}
 
 
 # --- shared by the protocol problems (teleportation, superdense coding, BB84) ---------------
@@ -129,6 +133,7 @@ class PartyProtocol(Problem):
     classical: ClassVar[list] = []
     roles: ClassVar[dict] = {}
     measured = ""
+    unit = "message qubits"   # what n counts
     layout_code: ClassVar[dict] = {}
 
     def instances(self, split):
@@ -150,10 +155,17 @@ class PartyProtocol(Problem):
             *self.rules(params),
         ])
 
-    def prompt(self, framework, params):
-        text = super().prompt(framework, params)
-        rule = MEASURE_AT_END[framework].format(who=self.measured)
-        return text.rstrip("\n") + " " + rule + "\n\n"
+    measurement = "custom"
+
+    def notes(self, framework, params):
+        return REGISTER_NAMES[framework]
+
+    def argument_notes(self, framework, params):
+        return f"`n` is the number of {self.unit}."
+
+    def format_rule(self, framework, params):
+        return (super().format_rule(framework, params) + " "
+                + MEASURE_AT_END[framework].format(who=self.measured))
 
     def protocol(self, params) -> dict:
         owners, names = [None] * self.width(params), [None] * self.width(params)
@@ -181,6 +193,7 @@ class PartyProtocol(Problem):
 
 class Teleportation(PartyProtocol):
     slug = "teleportation"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum teleportation (one program, parties checked)"
     parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
     classical: ClassVar = [["alice", "bob"]]
@@ -209,13 +222,14 @@ class Teleportation(PartyProtocol):
             'result is 1", apply a controlled-X with control c and target b[i] (likewise a '
             "controlled-Z). A qubit used as such a control carries a classical bit from then on: "
             "afterwards it may only be measured or used as a control again.",
-            "Any other gate that couples qubits of different parties (for example a SWAP of m[i] "
-            "and b[i]) is a protocol violation and fails.",
+            "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
+            "holds the qubit applies it); any other gate that couples qubits of different parties "
+            "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
             "",
             "At the end, b[i] must hold the state m[i] had at the start, for every i and every "
             "(possibly entangled) input state of m; all other qubits are discarded. The judge "
-            "checks this channel exactly (its entanglement fidelity with the identity), with "
-            "every qubit other than m starting in |0>.",
+            "checks this channel exactly (its entanglement fidelity with the identity must be at "
+            f"least {fidelity_bound('process')}), with every qubit other than m starting in |0>.",
         ]
 
     def io(self, params):

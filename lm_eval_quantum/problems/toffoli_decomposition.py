@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, unitary_checked
 
 ONE_QUBIT_CX = ("1q", "cx")
 PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
@@ -141,13 +141,9 @@ class GateDecomposition(Problem):
     def gate_set_for(self, params):
         return {"gates": list(self.gates), **self.limits}
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        if framework == "qasm":   # OpenQASM has no arguments: the program is for this instance
-            return rule
+    def argument_notes(self, framework, params):
         names = ", ".join(f"`{a}`" for a, _ in self.arguments)
-        return (rule + f" `build_circuit` receives the instance as its arguments ({names}, "
-                "with the values stated above); it is graded on this instance only."
+        return (f"The arguments {names} carry the values stated above."
                 + (f" {self.argument_note}" if self.argument_note else ""))
 
     def matrix(self, params) -> np.ndarray:
@@ -172,7 +168,6 @@ class GateDecomposition(Problem):
         return {"python": self.code[framework]}
 
 
-CHECKED = ("The circuit is checked as a unitary on all {n} qubits, up to a global phase.")
 
 
 def toffoli_matrix() -> np.ndarray:
@@ -182,6 +177,7 @@ def toffoli_matrix() -> np.ndarray:
 
 class ToffoliDecomposition(GateDecomposition):
     slug = "toffoli_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Toffoli gate from one-qubit gates and CNOTs"
     arguments = (("n", "int"), ("controls", "list[int]"), ("target", "int"))
     TEST = ({"n": 3, "controls": [0, 1], "target": 2}, {"n": 3, "controls": [1, 2], "target": 0},
@@ -197,7 +193,7 @@ class ToffoliDecomposition(GateDecomposition):
         of a {n}-qubit register into the elementary gates allowed below: the circuit must
         flip qubit {t} exactly when qubits {a} and {b} are both 1 and otherwise leave every
         basis state unchanged, with no relative phases.
-        {CHECKED.format(n=n)}
+        {unitary_checked(n)}
         """
 
     def matrix(self, params):

@@ -65,6 +65,7 @@ def random_unitary(seed: int) -> np.ndarray:
 
 class TwoQubitDecomposition(PrintedUnitary):
     slug = "two_qubit_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Two-qubit unitary from at most three CNOTs"
     limits = {"max_two_qubit": 3}
     TEST = tuple({"n": 2, "seed": s} for s in range(1, 5))

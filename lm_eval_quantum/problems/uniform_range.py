@@ -23,6 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import ellipsis_list
 from .bell_state import StatePreparation
 
 
@@ -41,9 +42,11 @@ def range_rotations(m: int) -> list[tuple[int, float, list[int]]]:
 
 class UniformRange(StatePreparation):
     slug = "uniform_range"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Uniform superposition over 0..M-1"
     arguments = (("m", "int"),)
-    argument_text = "`m` (the number M)"
+    argument_text = ("`m` (the number M; for any M >= 2 the register has n = (M - 1).bit_length() "
+                     "qubits, the fewest that hold M - 1)")
     TEST = (3, 5, 6, 11, 13, 21, 27, 30)
     FEWSHOT = (7, 19)
 
@@ -57,8 +60,8 @@ class UniformRange(StatePreparation):
         Prepare the {n}-qubit state (1/sqrt({m})) sum_{{x=0}}^{{{m - 1}}} |x>, the equal
         superposition of the first M = {m} integers, where |x> is the basis state whose
         bitstring (in the bit order stated below) is x written in binary with {n} digits:
-        |{'0' * n}>, |{format(1, f'0{n}b')}>, ..., |{format(m - 1, f'0{n}b')}> each have
-        amplitude 1/sqrt({m}), and every |x> with x >= {m} has amplitude 0.
+        {ellipsis_list([f"|{x:0{n}b}>" for x in range(m)])} each have amplitude
+        1/sqrt({m}), and every |x> with x >= {m} has amplitude 0.
         """
 
     def target(self, params):

@@ -15,16 +15,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import seeded_rng
+from . import bit_string_rule, seeded_rng
 from .bell_state import StatePreparation
 from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_steps
 
 
 class UniformSubset(StatePreparation):
     slug = "uniform_subset"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Uniform superposition over a set of basis states"
     arguments = (("n", "int"), ("subset", "list[str]"))
-    argument_text = "`n` and `subset` (the bitstrings of S, as a list of strings)"
+    argument_text = ("`n` (the number of qubits) and `subset` (the bitstrings of S, as a list of "
+                     "strings written as above)")
     TEST_SLOTS = ((2, 3), (3, 5), (3, 2), (4, 6), (4, 11), (5, 7), (5, 20))   # (n, |S|)
     FEWSHOT_SLOTS = ((3, 6), (4, 5))
 
@@ -51,6 +53,10 @@ class UniformSubset(StatePreparation):
                 f"the set S = {{{', '.join(subset)}}} (bitstrings in the bit order stated below): "
                 f"each state in S has amplitude 1/sqrt({len(subset)}) and every other basis state "
                 "amplitude 0.")
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return "In each bitstring b of S, " + bit_string_rule("b", framework, 0, n - 1)
 
     def target(self, params):
         psi = np.zeros(2 ** params["n"], dtype=complex)

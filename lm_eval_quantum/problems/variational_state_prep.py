@@ -144,6 +144,8 @@ class VariationalStatePrep(Trainable):
     slug = "variational_state_prep"
     title = "Variational state preparation"
     check = "variational"
+    version = 2   # v2: the prompt states the CPU limit, the call, the register and what is checked
+    checked = "the fidelity of the returned circuit's state with the target"
 
     def instances(self, split):
         return [json.loads(_instance(split, n, kind)) for n, kind in KINDS[split]]
@@ -170,10 +172,12 @@ class VariationalStatePrep(Trainable):
             f"at least {1 - th.VARIATIONAL_TOLERANCE:g}: choose a parameterized ansatz circuit "
             "(for example layers of single-qubit rotations with entangling gates between them), "
             "maximize its fidelity over the parameters with a classical optimizer inside "
-            "`build_circuit`, and return the ansatz circuit with the optimized parameters. "
-            "`build_circuit` receives the coefficients as a list of [real part, imaginary part] "
-            f"integer pairs, here {c}. Any global phase is accepted; the judge computes the "
-            "fidelity exactly.")
+            "`build_circuit`, and return the ansatz circuit with the optimized parameters. Any "
+            "global phase is accepted; the judge computes the fidelity exactly.")
+
+    def argument_notes(self, framework, params):
+        return ("`amplitudes` lists the coefficients c_k as [real part, imaginary part] integer "
+                "pairs, in the order of k.")
 
     def target(self, params):
         t = target_state(params)

@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from . import Problem, seeded_rng
+from . import Computed, Problem, seeded_rng
 
 SIZES = {"test": [("ising", 2), ("heisenberg", 3), ("ising", 4), ("heisenberg", 4),
                   ("ising", 5), ("heisenberg", 5)],
@@ -114,11 +114,13 @@ def ground_energy(params) -> float:
     return float(np.linalg.eigvalsh(hamiltonian_matrix(params["n"], params["terms"]))[0])
 
 
-class VQE(Problem):
+class VQE(Computed, Problem):
     slug = "vqe"
     title = "Variational quantum eigensolver"
     frameworks = ("qiskit", "cirq", "pennylane")   # parameters must be computed: no plain QASM
     check = "variational"
+    version = 2   # v2: the prompt states the CPU limit, the call, the register and what is checked
+    checked = "the energy of the returned circuit's state"
 
     def instances(self, split):
         import json
@@ -131,33 +133,29 @@ class VQE(Problem):
     def entry_args(self, params):
         return [params["n"], params["terms"]]
 
-    def format_rule(self, framework, params):
-        rule = super().format_rule(framework, params)
-        allowed = ("You may (and should) simulate your own ansatz with numpy/scipy inside "
-                   "`build_circuit` to optimize its parameters; keep it to a few seconds of "
-                   "CPU time. Do not print anything.")
-        if framework == "pennylane":
-            return rule + " " + allowed.replace(" with numpy/scipy", " with numpy/scipy (no "
-                                                "PennyLane device)")
-        return rule.replace("Do not simulate or print anything.", allowed)
-
     def statement(self, params):
+        from .. import thresholds as th
+
         n, terms = params["n"], params["terms"]
-        example = terms[0]
         return f"""
         Variational quantum eigensolver (VQE). The Hamiltonian on {n} qubits is
         {MODEL_NAMES[params["model"]]}:
         H = {format_hamiltonian(terms)}
-        where X3 is the Pauli X on qubit 3, Z0 Z1 the product of Pauli Z on qubits 0 and 1,
-        and so on. Prepare, from |0...0>, a state whose energy <psi|H|psi> is within 1% of
-        |E0| of the exact ground-state energy E0 of H: choose a parameterized ansatz
+        where Xk, Yk and Zk are the Pauli X, Y and Z on qubit k, and a product such as
+        Z0 Z1 acts on both of its qubits. Prepare, from |{'0' * n}>, a state whose energy
+        <psi|H|psi> is within {100 * th.VARIATIONAL_TOLERANCE:g}% of |E0| of the exact
+        ground-state energy E0 of H (E0 is not given): choose a parameterized ansatz
         circuit, minimize its energy over the parameters with a classical optimizer
         inside `build_circuit`, and return the ansatz circuit with the optimized
-        parameters. `build_circuit` receives n = {n} and the same Hamiltonian as the list
-        `terms` of [coefficient, paulis, qubits] entries: {example} stands for
-        {example[0]} * {" ".join(f"{p}{q}" for p, q in zip(example[1], example[2]))}.
-        The judge computes the energy of your output state exactly. Do not measure.
+        parameters. The judge computes the energy of your output state exactly.
         """
+
+    def argument_notes(self, framework, params):
+        example = params["terms"][0]
+        product = " ".join(f"{p}{q}" for p, q in zip(example[1], example[2]))
+        return (f"`n` is the number of qubits and `terms` the same Hamiltonian as a list of "
+                f"[coefficient, paulis, qubits] entries: {example} stands for "
+                f"{example[0]} * {product}.")
 
     def target(self, params):
         # indexed by qubit (bit k of the index = qubit k), the same in every framework

@@ -16,16 +16,18 @@ from . import QASM_HEADER, MeasuredDistribution
 
 class WState(MeasuredDistribution):
     slug = "w_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "W-state measurement statistics"
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
 
     def statement(self, params):
         n = params["n"]
         return f"""
-        Prepare the {n}-qubit W state (|10...0> + |010...0> + ... + |0...01>) / sqrt({n})
-        from the all-zero state and measure every qubit in the computational basis.
-        Each of the {n} bitstrings with exactly one '1' must occur with probability 1/{n},
-        and no other outcome may occur. The output distribution is checked exactly.
+        Prepare the {n}-qubit W state, the equal superposition (amplitude 1/sqrt({n})) of the
+        {n} basis states in which exactly one qubit is |1>, from the all-zero state. The
+        exact output distribution of measuring every qubit in the computational basis is
+        checked: each of the {n} bitstrings with exactly one '1' must occur with probability
+        1/{n}, and no other outcome may occur.
         """
 
     def target(self, params):

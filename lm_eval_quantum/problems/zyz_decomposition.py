@@ -78,12 +78,16 @@ class PrintedUnitary(GateDecomposition):
     `random_unitary(seed)` (as a staticmethod) and `acts_on`."""
 
     arguments = (("u_real", "list[list[float]]"), ("u_imag", "list[list[float]]"))
-    argument_note = ("The entry of U in row r, column c is `u_real[r][c] + 1j * u_imag[r][c]`, "
-                     "with the printed values.")
+    argument_note = ("They are the lists of rows of the real and imaginary parts of U: the entry "
+                     "in row r, column c is `u_real[r][c] + 1j * u_imag[r][c]`, with the printed "
+                     "values.")
     fixed_width = True   # the size of U is the problem
 
     def entry_args(self, params):
         return list(printed_parts(self.random_unitary(params["seed"])))
+
+    def call_args_text(self, params):
+        return ["u_real", "u_imag"]     # the printed matrix, not repeated
 
     def matrix(self, params):
         return self.random_unitary(params["seed"])
@@ -94,6 +98,7 @@ class PrintedUnitary(GateDecomposition):
 
 class ZYZDecomposition(PrintedUnitary):
     slug = "zyz_decomposition"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "ZYZ Euler-angle decomposition of a one-qubit unitary"
     gates = ("rz", "ry")
     limits = {"max_gates": 3}
