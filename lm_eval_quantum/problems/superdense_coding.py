@@ -85,8 +85,9 @@ class SuperdenseCoding(PartyProtocol):
             *bell_source_rules(n),
             "2. Alice encodes the two bits x[2i], x[2i+1] into a[i], acting only on x and a, and "
             "then sends the qubit a[i] to Bob. She never acts on b. a[i] counts as sent from the "
-            "first gate that couples it with one of Bob's qubits b; after that no gate may "
-            "couple it with x.",
+            "first gate after the source's Bell-pair preparation that couples it with one of "
+            "Bob's qubits b (the source's own gates on (a[i], b[i]) do not send it); after "
+            "that no gate may couple it with x.",
             "3. Bob acts only on the qubits he holds: b, and a[i] once he has received it. There "
             "is no classical communication: no gate may couple Alice's message qubits x with a "
             "qubit Bob holds.",
