@@ -215,6 +215,54 @@ def encode_examples(tok, examples, max_len: int):
     return out
 
 
+# The model was trained on three problems; on the others it may loop instead of ending its
+# answer.  Its generation config therefore raises the EOS score exponentially after 384
+# new tokens (x1.1 per token; transformers' exponential_decay_length_penalty, applied by
+# every backend that reads the model's generation config), so each answer ends within a
+# few hundred tokens whatever the task's max_gen_toks: the budgets sized for real models
+# (thresholds.ANSWER_TOKENS_*) cost the README's main job nothing.
+ANSWER_END = (384, 1.1)
+
+
+def extend_positions(out: Path, n_positions: int, seed: int) -> int:
+    """Give a trained checkpoint a longer context without retraining it.
+
+    The answer budgets (thresholds.ANSWER_TOKENS_*) plus the longest prompt need a
+    context of up to ~14k tokens, while the model was trained on sequences of at most
+    --max-len tokens, so position rows beyond that were never trained whatever the
+    context.  Rows up to the old context are kept bit for bit (the model answers exactly
+    as before, ending each answer with EOS); the new rows are drawn like GPT-2 initialises
+    them (normal, std 0.02) from a seeded generator.  The tokenizer's model_max_length and
+    training_info.json record the change."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(out)
+    model.generation_config.exponential_decay_length_penalty = ANSWER_END
+    old = model.config.n_positions
+    if n_positions <= old:
+        print(f"{out} already has a context of {old} tokens")
+        return 0
+    weight = model.transformer.wpe.weight.data
+    extra = torch.empty(n_positions - old, weight.shape[1], dtype=weight.dtype)
+    extra.normal_(0.0, model.config.initializer_range, generator=torch.Generator().manual_seed(seed))
+    model.transformer.wpe = torch.nn.Embedding(n_positions, weight.shape[1])
+    model.transformer.wpe.weight.data = torch.cat([weight, extra])
+    model.config.n_positions = n_positions
+    model.save_pretrained(out, safe_serialization=True)
+    for name in ("tokenizer_config.json",):
+        cfg = json.loads((out / name).read_text())
+        cfg["model_max_length"] = n_positions
+        (out / name).write_text(json.dumps(cfg, indent=2) + "\n")
+    info = json.loads((out / "training_info.json").read_text())
+    info["positions_extended"] = {"from": old, "to": n_positions, "seed": seed}
+    (out / "training_info.json").write_text(json.dumps(info, indent=2) + "\n")
+    for f in out.iterdir():
+        os.chmod(f, 0o644)
+    print(f"{out}: context {old} -> {n_positions} tokens (positions >= {old} seeded, untrained)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-glob", default=DEFAULT_DATA_GLOB,
@@ -237,7 +285,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-chat", action="store_true", help="do not add chat-formatted examples")
     ap.add_argument("--threads", type=int, default=2,
                     help="torch threads (fixed for reproducibility)")
+    ap.add_argument("--extend-positions", type=int, metavar="N",
+                    help="do not train: give the checkpoint in --out a context of N tokens "
+                         "(new position rows drawn like GPT-2's initialisation, seeded)")
     args = ap.parse_args(argv)
+    if args.extend_positions:
+        return extend_positions(Path(args.out), args.extend_positions, args.seed)
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -370,7 +423,7 @@ def main(argv=None) -> int:
     try:
         model.generation_config = GenerationConfig(
             bos_token_id=bos_id, eos_token_id=eos_id, pad_token_id=pad_id,
-            do_sample=False)
+            do_sample=False, exponential_decay_length_penalty=ANSWER_END)
         model.save_pretrained(tmp, safe_serialization=True)
         hf_tok = wrap_tokenizer(tok, args.n_positions)
         hf_tok.save_pretrained(tmp)

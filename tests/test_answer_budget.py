@@ -120,7 +120,7 @@ def test_the_embedded_model_uses_its_own_tokenizer_budget(tiny_tokenizer):
     config = AutoConfig.from_pretrained(tiny_model_path())
     longest_budget = max(cfg["generation_kwargs"]["max_gen_toks"] for _, _, cfg in _generating_tasks())
     longest_prompt = max(len(tiny_tokenizer(d["prompt"]).input_ids)
-                         for _, info, _ in _generating_tasks() if info.variant is None
+                         for _, info, _ in _generating_tasks() if not info.variant
                          for d in read_docs(info.data_file, "test"))
     assert config.n_positions >= longest_prompt + longest_budget
     assert tiny_tokenizer.model_max_length >= config.n_positions
