@@ -38,11 +38,11 @@ def canonical_stats(doc: dict) -> dict:
 def doc_limits(doc: dict) -> SandboxLimits:
     """A sample's limits: sized from its task's canonical cost, then the task's
     ``metadata.limits`` (carried on the doc), then ``LMQ_<FIELD>`` of the run."""
-    from .problems import Computed, get_problem
+    from .problems import computes
 
     cost = canonical_costs().get(f"{doc['framework']}_{doc['problem']}", {})
     overrides = json.loads(doc.get("limits") or "{}")
-    base = sized_limits(cost.get("cpu_seconds"), computes=isinstance(get_problem(doc["problem"]), Computed))
+    base = sized_limits(cost.get("cpu_seconds"), computes=computes(doc["problem"]))
     return limits_from_env(base, **overrides)
 
 

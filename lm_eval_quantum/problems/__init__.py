@@ -268,7 +268,16 @@ def sandbox_limits(framework: str, slug: str):
     except FileNotFoundError:
         cost = {}
     return sized_limits(cost.get("tasks", {}).get(f"{framework}_{slug}", {}).get("cpu_seconds"),
-                        computes=isinstance(get_problem(slug), Computed))
+                        computes=computes(slug))
+
+
+def computes(slug: str) -> bool:
+    """May this problem's answers optimise or train (a `Computed` problem)?  False for a
+    name no problem has (a synthetic doc)."""
+    try:
+        return isinstance(get_problem(slug), Computed)
+    except KeyError:
+        return False
 
 
 def time_rule(framework: str, slug: str, calls: str = "once") -> str:
