@@ -3,16 +3,16 @@
 Runs in every Python process (via ``lm_eval_quantum_hook.pth``, as the top-level
 module ``_lm_eval_quantum_hook``), so it is stdlib-only and tiny: it puts a finder
 at the front of ``sys.meta_path`` that ignores every import except
-``lm_eval.tasks.manager`` and ``lm_eval.models``; right after one of those has
-executed, ``lm_eval_quantum.registration.on_loaded`` patches it.  The finder
-removes itself once both are patched.  See ``lm_eval_quantum/registration.py``.
+``lm_eval.tasks.manager``, ``lm_eval.models`` and ``lm_eval._cli.run``; right after one
+of those has executed, ``lm_eval_quantum.registration.on_loaded`` patches it.  The
+finder removes itself once all are patched.  See ``lm_eval_quantum/registration.py``.
 """
 
 import os
 import sys
 
 ENV_DISABLE = "LM_EVAL_QUANTUM_NO_HOOK"
-TARGETS = ("lm_eval.tasks.manager", "lm_eval.models")
+TARGETS = ("lm_eval.tasks.manager", "lm_eval.models", "lm_eval._cli.run")
 MARK = "__lm_eval_quantum__"
 
 

@@ -1,12 +1,16 @@
 """The stable Python API (also used by RL reward code and the tests)."""
 from __future__ import annotations
 
-from .tasks import read_docs, resolve, task_table
+from .tasks import read_docs, task_table
 
 
 def list_tasks(pattern: str = "quantum_*") -> list[str]:
-    """Task names matching a shell-style pattern, e.g. 'quantum_qasm_*'."""
-    return resolve(pattern)
+    """The task names `--tasks PATTERN` selects (comma-separated shell patterns): a glob
+    such as 'quantum_qasm_*' selects the plain tasks, 'quantum_qasm_*_sampled' a variant
+    (lm_eval_quantum.selection)."""
+    from .selection import match
+
+    return match([p for p in pattern.split(",") if p], task_table())
 
 
 def _info(task: str):

@@ -28,9 +28,16 @@ generation.
 Where: ``$LMQ_GENERATIONS_DIR``, else ``$XDG_CACHE_HOME/lm_eval_quantum/generations``
 (``~/.cache/...``), else (not writable) ``lm_eval_quantum-<uid>/generations`` in the
 system temp dir; one file ``generations_<time>_<pid>.jsonl`` per run, announced by one INFO line
-with the command that re-scores it (:func:`rescore_command`).  Files are never deleted
+with the command that re-scores it (:func:`rescore_command`; a command longer than
+``thresholds.CONSOLE_LINE_CHARS``, e.g. over hundreds of tasks, is written next to the file as
+``generations_<time>_<pid>.rescore.sh`` and the line names that script).  Files are never deleted
 automatically (a pruned file could be the only copy of a failed run's generations); each
 holds one run's text, remove old ones when you no longer need them.
+
+For the console (:mod:`.console`): ``build_all_requests`` of a pack task runs without
+lm-eval's per-task progress bar over its docs (``LMQ_VERBOSE=1`` keeps it), the run learns how
+many samples it will score (one scoring bar for the run) and ``apply_filters`` tells it which
+task is being scored.
 
 When scoring then raises, :func:`scoring_failed` is the error the judge filter raises
 instead: what failed and why, the file, and the command.  A kill needs no error: the file
@@ -155,8 +162,12 @@ def save_generations() -> Path | None:
     tasks = [task for task in (ref() for ref in _run.values()) if task is not None]
     _run.clear()
     _last = None
+    from . import console
+
+    judged = {task.task_name for task in tasks if _judged(task)}
     try:
         lines = _lines(tasks)
+        console.expect(sum(len(line.get("responses", ())) for line in lines if line["task"] in judged))
         if not lines:
             return None
         _last = _write(lines)
@@ -164,10 +175,34 @@ def save_generations() -> Path | None:
         logger.warning("lm-eval-quantum: could not save this run's generations (%r); if scoring "
                        "fails they are lost", err)
         return None
+    console.RUN.generations = _last
     logger.info("lm-eval-quantum: %d generations of %d docs saved to %s; if scoring fails, "
                 "re-score them with: %s", sum(len(line.get("responses", ())) for line in lines),
-                len(lines), _last, _command(_last))
+                len(lines), _last, _short_command(_last))
     return _last
+
+
+def _judged(task) -> bool:
+    """Does the pack's judge score this task's responses (its filter is ``judge``)?"""
+    filters = getattr(getattr(task, "config", None), "filter_list", None) or []
+    return any(isinstance(f, dict) and f.get("name") == "judge" for f in filters)
+
+
+def _short_command(path: Path) -> str:
+    """The re-scoring command, or, when it is too long for one console line, a script
+    next to the generations file that holds it (``sh <script>``)."""
+    from .thresholds import CONSOLE_LINE_CHARS
+
+    command = _command(path)
+    if len(command) <= CONSOLE_LINE_CHARS:
+        return command
+    script = path.with_name(path.name[:-len(".jsonl")] + ".rescore.sh")
+    try:
+        script.write_text(f"#!/bin/sh\n# re-scores the generations in {path.name}\n{command}\n",
+                          encoding="utf-8")
+    except OSError:
+        return command
+    return f"sh {shlex.quote(str(script))}"
 
 
 # --------------------------------------------------------------------------- re-scoring
@@ -234,13 +269,40 @@ def scoring_failed(task: str, err: BaseException) -> RuntimeError:
 # --------------------------------------------------------------------------- patch
 
 
+def _ours(task) -> bool:
+    name = getattr(task, "task_name", None)
+    return isinstance(name, str) and name.startswith(PREFIX)
+
+
+def _without_doc_bar(orig, self, args, kwargs):
+    """``orig(self, ...)`` with lm-eval's progress bar over the docs switched off (the
+    module-level ``tqdm`` of ``lm_eval.api.task``, for the duration of the call)."""
+    import lm_eval.api.task as module
+
+    bar = getattr(module, "tqdm", None)
+    if bar is None or getattr(bar, _MARK, False):
+        return orig(self, *args, **kwargs)
+    quiet = functools.partial(bar, disable=True)
+    setattr(quiet, _MARK, True)
+    module.tqdm = quiet
+    try:
+        return orig(self, *args, **kwargs)
+    finally:
+        module.tqdm = bar
+
+
 def _wrap_build(orig):
     @functools.wraps(orig)
     def build_all_requests(self, *args, **kwargs):
-        out = orig(self, *args, **kwargs)
-        name = getattr(self, "task_name", None)
-        if isinstance(name, str) and name.startswith(PREFIX):
-            _run[name] = weakref.ref(self)
+        if not _ours(self):
+            return orig(self, *args, **kwargs)
+        from . import console
+
+        if console.verbose():
+            out = orig(self, *args, **kwargs)
+        else:
+            out = _without_doc_bar(orig, self, args, kwargs)
+        _run[self.task_name] = weakref.ref(self)
         return out
 
     return build_all_requests
@@ -250,6 +312,10 @@ def _wrap_filters(orig):
     @functools.wraps(orig)
     def apply_filters(self, *args, **kwargs):
         save_generations()
+        if _ours(self):
+            from . import console
+
+            console.begin_task(self)
         return orig(self, *args, **kwargs)
 
     return apply_filters

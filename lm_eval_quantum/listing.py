@@ -16,13 +16,14 @@ nothing here imports lm-eval or a quantum framework.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from . import selection
+from .selection import is_glob
+
 VARIANTS = ("greedy", "sampled", "prefill", "ppl")     # "greedy" is the variant without a suffix
-GLOB_CHARS = "*?["
 
 
 def variant_label(variant: str) -> str:
@@ -103,14 +104,11 @@ class Catalogue:
 
 
 # --- matching ---------------------------------------------------------------------------
-def is_glob(pattern: str) -> bool:
-    return any(ch in pattern for ch in GLOB_CHARS)
-
-
 def match(pattern: str, names) -> list[str]:
-    """Names matching any of the comma-separated shell patterns (case-sensitive, as lm-eval)."""
+    """Names any of the comma-separated shell patterns selects, as `--tasks` does: a glob
+    leaves out the variant tasks it does not name (lm_eval_quantum.selection)."""
     patterns = [p.strip() for p in pattern.split(",") if p.strip()]
-    return sorted(n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns))
+    return selection.match(patterns, names)
 
 
 def suggest(query: str, cat: Catalogue, n: int = 3) -> list[str]:

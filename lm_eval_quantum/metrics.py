@@ -8,11 +8,28 @@ greedy task (one response per doc, like lm-eval's ``take_first``) and
 ``[[verdict, ...]]`` (n verdicts) for a sampled one.  :func:`verdicts_of` reads either,
 and the JSON strings older versions logged.
 `process_results` turns a doc's n verdicts into metrics.
+
+What the pack writes (sizes of an lm-eval output directory):
+
+* the samples files (``--log_samples``): lm-eval logs each doc with its prompt, canonical
+  answer and check spec, the request (the prompt again), ``target`` (the canonical again),
+  the responses, the verdicts (each with the code the judge ran: the response again) and
+  every metric (``bleu``: the canonical and the code once more).  For the pack's tasks
+  :func:`compact_sample` keeps each thing once: the doc without ``LOGGED_DOC_OMITS`` (the
+  dataset has them; ``doc_hash`` still hashes the whole doc), no ``target`` text
+  (``target_hash`` stays), no per-sample ``bleu`` pair, and a verdict's ``code`` as
+  ``code_spans`` ([start, end] of each block in the response) when the response holds
+  it.  Re-scoring (``quantum-replay``, ``verify``) reads ``doc_id``, ``doc_hash``,
+  ``arguments``, ``resps`` and ``filtered_resps``, all kept.
+* the results file: lm-eval records each task's config with the *source code* of every
+  function it names (a filter function as ``<function ... at 0x...>``); the functions the
+  task YAMLs name are :class:`Named`, recorded as their dotted name and the pack's version.
 """
 from __future__ import annotations
 
 import json
 import math
+import time
 
 from .extract import with_prefill
 from .sandbox.isolation import LEVELS
@@ -41,6 +58,33 @@ class Verdict(dict):
 
 # what makes a plain dict in filtered_resps one of our verdicts
 VERDICT_KEYS = frozenset({"passed", "category", "message", "score"})
+# doc fields a logged sample of the pack leaves out (compact_sample): the prompt (the
+# request in `arguments` holds it), the canonical answer, the check spec and the prefill
+# (all in the dataset, at the sample's doc_id; `doc_hash` is the hash of the whole doc)
+LOGGED_DOC_OMITS = ("prompt", "canonical", "check", "prefill")
+
+
+class Named:
+    """A function that the task YAMLs name (``!function lm_eval_quantum.metrics.<name>``).
+
+    lm-eval writes every task's config into the results file, a function as its source
+    code (``inspect.getsource``): ~4.6 kB per task for ``process_results`` and
+    ``load_task_dataset`` and their docstrings, a third of a results file.  This wrapper
+    calls the function and is written as its dotted name and the pack's version
+    (``inspect`` has no source for it, so lm-eval falls back to ``str``)."""
+
+    def __init__(self, fn) -> None:
+        self._fn = fn
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__module__, self.__doc__ = fn.__module__, fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        from . import __version__
+
+        return f"{self.__module__}.{self.__qualname__} (lm-eval-quantum {__version__})"
 
 
 def verdicts_of(value) -> list[dict]:
@@ -99,6 +143,120 @@ def keep_verdicts_in_samples() -> None:
             "lm-eval-quantum: verdicts will be logged as JSON strings in filtered_resps (%r)", err)
 
 
+def _verdict_items(value):
+    """The verdict dicts in ``filtered_resps``, in order (as :func:`verdicts_of`, dicts only)."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _verdict_items(item)
+    elif isinstance(value, dict) and "passed" in value:
+        yield value
+
+
+def _texts(value):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _texts(item)
+    else:
+        yield value
+
+
+# how the judge joins the code blocks it runs (OpenQASM + Python post-processing)
+CODE_JOIN = "\n\n"
+
+
+def code_spans(code: str, text: str, parts: int = 4, _budget: list | None = None) -> list[list[int]] | None:
+    """``[[start, end], ...]`` such that ``CODE_JOIN.join(text[s:e] for s, e in spans) ==
+    code`` (the judge's code is the response's code blocks, joined), at most ``parts``
+    spans; None if the response does not hold the code that way (or it takes more than
+    64 searches to tell)."""
+    budget = [64] if _budget is None else _budget
+    budget[0] -= 1
+    start = text.find(code)
+    if start >= 0:
+        return [[start, start + len(code)]]
+    if parts > 1:                  # the longest first block first
+        cut = code.rfind(CODE_JOIN)
+        while cut > 0 and budget[0] > 0:
+            budget[0] -= 1
+            head = text.find(code[:cut])
+            if head >= 0:
+                rest = code_spans(code[cut + len(CODE_JOIN):], text, parts - 1, budget)
+                if rest is not None:
+                    return [[head, head + cut], *rest]
+            cut = code.rfind(CODE_JOIN, 0, cut)
+    return None
+
+
+def _compact_verdicts(value, spans: dict):
+    if isinstance(value, list):
+        return [_compact_verdicts(item, spans) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_compact_verdicts(item, spans) for item in value)
+    if isinstance(value, dict) and id(value) in spans:
+        out = {k: v for k, v in value.items() if k != "code"}
+        if spans[id(value)]:
+            out["code_spans"] = spans[id(value)]
+        return out
+    return value
+
+
+def compact_sample(sample: dict) -> dict:
+    """A copy of one logged sample of a pack task with each thing once (module docstring):
+    the doc without LOGGED_DOC_OMITS, ``target`` and the ``bleu`` pair emptied, and each
+    verdict's ``code`` replaced by ``code_spans`` (:func:`code_spans`: where its blocks are
+    in the response) when the response holds them verbatim (dropped when empty; kept
+    where it does not, e.g. a ``_prefill`` task's code, which starts in the prefill)."""
+    out = dict(sample)
+    doc = out.get("doc")
+    if isinstance(doc, dict):
+        out["doc"] = {k: v for k, v in doc.items() if k not in LOGGED_DOC_OMITS}
+    if "target" in out:
+        out["target"] = ""
+    if isinstance(out.get("bleu"), (list, tuple)):
+        out["bleu"] = None
+    verdicts = list(_verdict_items(out.get("filtered_resps")))
+    texts = list(_texts(out.get("resps")))
+    if verdicts and len(verdicts) == len(texts):
+        spans = {}
+        for verdict, text in zip(verdicts, texts):
+            code = verdict.get("code")
+            if not isinstance(code, str):
+                continue
+            found = code_spans(code, text) if code and isinstance(text, str) else None
+            if not code or found:
+                spans[id(verdict)] = found
+        out["filtered_resps"] = _compact_verdicts(out.get("filtered_resps"), spans)
+    return out
+
+
+def compact_logged_samples() -> None:
+    """Wrap lm-eval's ``EvaluationTracker.save_results_samples`` so that the samples of the
+    pack's tasks are written compactly (:func:`compact_sample`); other tasks' samples are
+    written as before.  Idempotent; a changed lm-eval degrades to one warning."""
+    try:
+        import functools
+
+        from lm_eval.loggers.evaluation_tracker import EvaluationTracker
+
+        original = EvaluationTracker.save_results_samples
+        if getattr(original, "__lm_eval_quantum__", False):
+            return
+
+        @functools.wraps(original)
+        def save_results_samples(self, task_name, samples):
+            if isinstance(task_name, str) and task_name.startswith("quantum_") and isinstance(samples, list):
+                samples = [compact_sample(s) if isinstance(s, dict) else s for s in samples]
+            return original(self, task_name, samples)
+
+        save_results_samples.__lm_eval_quantum__ = True        # type: ignore[attr-defined]
+        EvaluationTracker.save_results_samples = save_results_samples
+    except Exception as err:  # noqa: BLE001 - output size only; the run goes on
+        import logging
+
+        logging.getLogger("lm_eval.quantum").warning(
+            "lm-eval-quantum: samples will be logged in lm-eval's full form (%r)", err)
+
+
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased estimator 1 - C(n-c, k) / C(n, k) (Chen et al., 2021)."""
     if not 0 <= c <= n or not 1 <= k <= n:
@@ -126,6 +284,7 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
 
     from .thresholds import limits_from_env
 
+    from .console import install as follow_the_run
     from .generations import install as save_generations_before_scoring
     from .sampling import install as seed_each_request
 
@@ -133,6 +292,8 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
     seed_each_request()
     save_generations_before_scoring()
     keep_verdicts_in_samples()
+    compact_logged_samples()
+    follow_the_run()
     extra = {}
     if limits:
         limits_from_env(**limits)          # unknown names or bad values fail here
@@ -147,46 +308,58 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
 
 
 def _filter(resps, docs, prefill: bool):
-    """Score a task's responses.  If scoring fails (e.g. ``SandboxError``: the zygote
-    died and cannot restart), the error names the file where this run's generations
-    were saved before scoring (:mod:`.generations`) and the command that re-scores it."""
+    """Score a task's responses (one progress bar for the whole run, :mod:`.console`).
+    If scoring fails (e.g. ``SandboxError``: the zygote died and cannot restart), the
+    error names the file where this run's generations were saved before scoring
+    (:mod:`.generations`) and the command that re-scores it."""
+    from . import console
     from .sampling import warn_identical_samples
     from .scoring import score_samples
 
-    task = f"quantum_{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
+    fallback = f"quantum_{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
+    task = console.RUN.task if (console.RUN.task or "").startswith(fallback) else fallback
     if docs:
-        warn_identical_samples(task, resps)
+        warn_identical_samples(task, resps, backend=console.RUN.backend,
+                               sampled=console.RUN.sampled is not False)
     items = []
     for doc, responses in zip(docs, resps):
         for k, text in enumerate(responses):
             items.append((doc, with_prefill(text, doc["prefill"] if prefill else None), k))
+    started = time.monotonic()
     try:
-        verdicts = iter(score_samples(items))
-        _log_sandbox_summary(docs)
+        from .sandbox import get_pool
+
+        events = get_pool().summary()["infra_events"]
+        verdicts = score_samples(items, progress=console.progress(task))
+        _warn_sandbox_events(task, events)
     except Exception as err:
         from .generations import scoring_failed
 
         raise scoring_failed(task, err) from err
+    if docs:
+        console.task_scored(task, docs, len(items), verdicts, time.monotonic() - started)
     # per doc: its verdict (one response, as lm-eval's take_first), or its n verdicts
-    out = []
+    out, it = [], iter(verdicts)
     for responses in resps:
-        doc_verdicts = [Verdict(next(verdicts)) for _ in responses]
+        doc_verdicts = [Verdict(next(it)) for _ in responses]
         out.append(doc_verdicts[0] if len(doc_verdicts) == 1 else doc_verdicts)
     return out
 
 
-def _log_sandbox_summary(docs) -> None:
-    """One line per task in the run's log: isolation level and infrastructure events."""
-    import logging
-
+def _warn_sandbox_events(task: str, before: int) -> None:
+    """A warning (once per run, :func:`.console.warn_once`) when the sandbox had
+    infrastructure events (zygote restarts, retried or failed samples) while scoring
+    ``task`` (``before``: the pool's count when it started); the run's isolation level and
+    totals are in the summary at its end."""
+    from . import console
     from .sandbox import get_pool
 
     summary = get_pool().summary()
-    task = f"{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
-    logging.getLogger("lm-eval").log(
-        logging.WARNING if summary["infra_events"] else logging.INFO,
-        "lm-eval-quantum sandbox after %s: %s", task,
-        ", ".join(f"{k}={v}" for k, v in summary.items()))
+    new = summary["infra_events"] - before
+    if new > 0:
+        console.warn_once("sandbox-infra", task, "lm-eval-quantum: %s: %d sandbox infrastructure event(s) "
+                          "while scoring (sandbox so far: %s)", task, new,
+                          ", ".join(f"{k}={v}" for k, v in summary.items()))
 
 
 def judge_filter(resps, docs):
@@ -214,6 +387,18 @@ def nanmean(values) -> float:
     return _mean(v for v in values if v == v)
 
 
+def bleu(items) -> float:
+    """Corpus BLEU of the answers' code against the canonical code: lm-eval's ``bleu``
+    aggregation, under the pack's name.  lm-eval bootstraps the standard error of its own
+    ``bleu`` (and a few others it lists), for every task: it forks a process pool as large
+    as the machine's core count, prints ``bootstrapping for stddev: bleu`` and shows a
+    progress bar, per task.  Under this name lm-eval reports no standard error for it
+    (N/A in its table)."""
+    from lm_eval.api.metrics import bleu as corpus_bleu
+
+    return corpus_bleu(items)
+
+
 def _ratio(value, reference) -> float:
     if value is None or not reference:
         return math.nan
@@ -224,18 +409,21 @@ _INFRA_WARNED: set[str] = set()   # tasks already warned about in this process
 
 
 def _warn_infra(doc, verdicts) -> None:
-    """One warning per task (logger lm_eval.quantum) when a doc of it has infra samples."""
+    """One warning per task when a doc of it has infra samples (in a run: for the first
+    such task, and one line at the run's end names the others, :func:`.console.warn_once`)."""
     infra = sum(v["category"] == "infra" for v in verdicts)
     task = f"quantum_{doc.get('framework')}_{doc.get('problem')}"
     if not infra or task in _INFRA_WARNED:
         return
     _INFRA_WARNED.add(task)
-    import logging
+    from . import console
 
-    logging.getLogger("lm_eval.quantum").warning(
+    console.warn_once(
+        "infra-samples", task,
         "%s: %d of %d samples of doc %s ended in a sandbox infrastructure failure (after a "
         "retry); they count as failures in pass@k and the other scores, and error_infra "
-        "reports their share (this warning is shown once per task)",
+        "reports their share (shown once; the end of the run names the other tasks with "
+        "infra samples)",
         task, infra, len(verdicts), doc.get("doc_id"))
 
 
@@ -301,3 +489,13 @@ def process_label_results(doc, results):
     for category in BUG_CATEGORIES:
         out[f"accuracy_{category}"] = correct if category == doc["bug_category"] else math.nan
     return out
+
+
+# The functions the task YAMLs name, recorded by name in lm-eval's results (see Named).
+load_task_dataset = Named(load_task_dataset)
+process_results = Named(process_results)
+process_label_results = Named(process_label_results)
+nanmean = Named(nanmean)
+bleu = Named(bleu)
+judge_filter = Named(judge_filter)
+judge_filter_prefill = Named(judge_filter_prefill)

@@ -41,7 +41,7 @@ from lm_eval.api.registry import register_model
 # an empty registry would hide them.  Importing lm_eval.models first registers the
 # built-ins as lazy placeholders (no torch import, ~50 ms).
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("lm_eval.quantum.models")   # shown where lm-eval configures "lm_eval"
 # what a user running lm_eval must see (lm-eval's own console handler, lm-eval's format)
 console = logging.getLogger("lm_eval.quantum")
 

@@ -22,7 +22,10 @@ What gets patched (by :func:`on_loaded`, called by the hook right after the modu
 * ``lm_eval.models.openai_completions`` (API clients) and ``lm_eval.models.vllm_causallms``:
   sampled requests get their own seeds so the repeats of ``_sampled`` tasks are independent
   (:mod:`lm_eval_quantum.sampling`; watched from the moment ``lm_eval.models`` is patched,
-  ``LMQ_FIXED_SEED=1`` turns it off).
+  ``LMQ_FIXED_SEED=1`` turns it off);
+* ``lm_eval._cli.run`` (the ``lm_eval run`` command): ``Run._execute`` keeps the console
+  quiet during the run (repeated per-task log lines of the pack's tasks shown once) and
+  prints the pack's summary after lm-eval's tables (:mod:`lm_eval_quantum.console`).
 
 Nothing here imports lm-eval, a quantum framework or torch at import time.
 """
@@ -84,7 +87,10 @@ def on_loaded(name: str, module) -> None:
     """Patch one freshly imported lm-eval module (see the module docstring)."""
     if name == "lm_eval.tasks.manager":
         patch_task_manager(module.TaskManager)
+        from lm_eval_quantum import selection
         from lm_eval_quantum.errors import install_excepthook
+
+        selection.patch_task_manager(module.TaskManager)   # a glob selects plain tasks (selection.py)
 
         install_excepthook()   # one-line user errors in `lm_eval` runs of the pack (errors.py)
     elif name == "lm_eval.models":
@@ -94,6 +100,10 @@ def on_loaded(name: str, module) -> None:
         _patch_sampling(name, module)
     elif name.startswith("lm_eval.models."):
         _patch_sampling(name, module)
+    elif name == "lm_eval._cli.run":
+        from lm_eval_quantum.console import patch_cli
+
+        patch_cli(module)
 
 
 def _patch_sampling(name: str, module) -> None:
@@ -108,7 +118,7 @@ def _patch_sampling(name: str, module) -> None:
     except Exception as err:  # noqa: BLE001 - the pack must never break lm_eval itself
         import logging
 
-        logging.getLogger("lm-eval").warning(
+        logging.getLogger("lm_eval.quantum").warning(
             "lm-eval-quantum: could not install per-request seeds for %s (%r)", name, err)
 
 

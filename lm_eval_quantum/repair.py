@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .extract import with_prefill
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("lm_eval.quantum.repair")   # shown where lm-eval configures "lm_eval"
 
 DEFAULT_ROUNDS = 5
 DEFAULT_SEED = "0,1234,1234,1234"          # lm-eval's: python, numpy, torch, fewshot

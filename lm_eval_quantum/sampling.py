@@ -77,7 +77,7 @@ calls :func:`watch` when ``lm_eval.models`` is imported) or by :func:`install`; 
 lm-eval API degrades to one logged warning, never an error.
 
 :func:`warn_identical_samples` is the safety net for backends we cannot patch: it flags
-docs whose samples are all byte-identical.
+docs whose samples are all byte-identical, where that is not expected.
 """
 
 from __future__ import annotations
@@ -98,11 +98,13 @@ from lm_eval_quantum import _pth_hook
 __all__ = [
     "COUNTER",
     "ENV_FIXED_SEED",
+    "IDENTICAL_EXPECTED",
     "MODULES",
     "SeedCounter",
     "derive_seed",
     "fit_answer_budget",
     "fixed_seed_requested",
+    "identical_samples_cause",
     "install",
     "is_patched",
     "is_sampled",
@@ -122,7 +124,7 @@ SEED_RANGE = 2**31
 _MARK = _pth_hook.MARK
 _MEMO_SIZE = 8192
 
-logger = logging.getLogger("lm-eval")
+logger = logging.getLogger("lm_eval.quantum")     # a child of the logger lm-eval configures
 
 
 # --------------------------------------------------------------------------- seeds
@@ -239,19 +241,46 @@ def seeded_args(args_list: Sequence[tuple], base_seed: Any, force: bool = False,
 # --------------------------------------------------------------------------- warning
 
 
-def warn_identical_samples(task: str, resps: list[list[str]]) -> int:
-    """Count the docs whose n >= 2 responses are all byte-identical; if there are any, log
-    one warning on the ``lm-eval`` logger.  Returns the count (0 for greedy tasks, n = 1)."""
+#: backends whose repeats are independent draws whatever the model (see the module
+#: docstring): identical samples there mean the model's own distribution is that peaked
+#: (a small or very sure model, a short answer), not a fault; and the replay model
+#: returns what was saved
+IDENTICAL_EXPECTED = ("replay", "hf", "vllm")
+
+
+def identical_samples_cause(backend: str | None) -> str:
+    """The likely cause of byte-identical samples on ``backend`` (see :func:`warn_identical_samples`)."""
+    if backend == "api" and fixed_seed_requested():
+        return (f"every repeat carried the same seed ({ENV_FIXED_SEED}=1 turns the pack's "
+                "per-request seeds off) and the server honours it")
+    if backend == "api":
+        return ("the server does not sample: each repeat carried its own seed at the task's "
+                "temperature and the answers are still identical (e.g. `transformers serve` "
+                "without do_sample in the model's generation_config.json, or a server that caches "
+                "answers)")
+    return ("the backend does not sample (it ignores the temperature) or sends one fixed seed "
+            "with every repeat")
+
+
+def warn_identical_samples(task: str, resps: list[list[str]], backend: str | None = None,
+                           sampled: bool = True) -> int:
+    """Count the docs whose n >= 2 responses are all byte-identical.  If there are any
+    where that is not expected, warn with the likely cause (once per run,
+    :func:`lm_eval_quantum.console.warn_once`; the other tasks are named at its end).
+
+    Expected, so no warning: a task that does not sample (``sampled`` False: its
+    generation kwargs, possibly overridden by ``--gen_kwargs``, are greedy), and the
+    backends in :data:`IDENTICAL_EXPECTED` (``backend``: :func:`lm_eval_quantum.console.backend_of`).
+    Returns the count (0 for greedy tasks, n = 1)."""
     count = sum(1 for r in resps if len(r) >= 2 and all(x == r[0] for x in r[1:]))
-    if count:
+    if count and sampled and backend not in IDENTICAL_EXPECTED:
+        from .console import warn_once
+
         n = max(len(r) for r in resps)
-        logger.warning(
+        warn_once(
+            f"identical-samples:{backend}", task,
             "lm-eval-quantum: %s: %d of %d docs got %d byte-identical samples, so pass@k there "
-            "is just pass@1. Likely cause: the backend sends one fixed seed with every repeated "
-            "request (e.g. an OpenAI-compatible server honouring lm-eval's seed, with this pack's "
-            "per-request seeds off via %s=1 or not installed) or the temperature is 0.",
-            task, count, len(resps), n, ENV_FIXED_SEED,
-        )
+            "is just pass@1. Likely cause: %s.", task, count, len(resps), n, identical_samples_cause(backend))
     return count
 
 

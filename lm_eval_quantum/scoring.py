@@ -56,8 +56,13 @@ def entry_points(spec: dict, framework: str) -> tuple[str, ...]:
 def score_samples(items, progress=True, pool=None) -> list[dict]:
     """items: iterable of (doc, full_response_text, sample_index) -> verdict dicts.
 
-    `pool` is a :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the
-    process-wide pool configured from the environment)."""
+    Each verdict carries the ``code`` the judge ran (what the extraction found; for
+    ``_prefill`` tasks it starts in the prefill); samples files log it as ``code_span``
+    into the response where the response holds it verbatim (metrics.compact_sample).
+    `progress`: a progress bar of this call (True), none (False), or a bar shared by the
+    run (:func:`lm_eval_quantum.console.progress`).  `pool` is a
+    :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the process-wide pool
+    configured from the environment)."""
     from .sandbox import get_pool
 
     items = list(items)

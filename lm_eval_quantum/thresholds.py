@@ -301,13 +301,12 @@ ANSWER_TOKENS_FLOOR = 256
 PREFILL_STOP = "```"
 
 # The console of an `lm_eval` run of the pack (lm_eval_quantum/console.py, summary.py).
-# The end-of-run summary gives pass@1 with a Wilson score interval at 95% (z below),
-# counting samples as independent trials, and names the SUMMARY_SLOWEST tasks by scoring
-# wall time.  A warning repeated per task is shown once, then one line names up to
-# CONSOLE_TASKS_NAMED of the other tasks it came for.  A log line of the pack longer than
-# CONSOLE_LINE_CHARS (e.g. a re-scoring command over hundreds of tasks) goes to a file
-# that the line names.
-SUMMARY_Z = 1.959963984540054
+# The end-of-run summary gives pass@1 with a Wilson score interval at
+# LEADERBOARD_CONFIDENCE, counting samples as independent trials, and names the
+# SUMMARY_SLOWEST tasks by scoring wall time.  A warning repeated per task is shown once,
+# then one line names up to CONSOLE_TASKS_NAMED of the other tasks it came for.  A log
+# line of the pack longer than CONSOLE_LINE_CHARS (e.g. a re-scoring command over
+# hundreds of tasks) goes to a file that the line names.
 SUMMARY_SLOWEST = 5
 CONSOLE_TASKS_NAMED = 8
 CONSOLE_LINE_CHARS = 600

@@ -112,7 +112,7 @@ def _parse_target(doc) -> np.ndarray | dict:
         assert len(x) == 2**n and x @ x == norm2
         return x / np.sqrt(norm2)
     size = int(re.search(r"each\s+of the (\d+) possible (\d+)-bit strings", prompt).group(1))
-    assert size == 2**n and f"probability exactly 1/{size}" in prompt
+    assert size == 2**n and f"probability exactly 1/{size}" in " ".join(prompt.split())
     return {format(z, f"0{n}b"): 1 / size for z in range(size)}
 
 

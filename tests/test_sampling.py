@@ -231,7 +231,7 @@ def test_vllm_patch(monkeypatch):
 
 
 def test_broken_lm_eval_api_degrades_to_a_warning(caplog):
-    with caplog.at_level(logging.WARNING, logger="lm-eval"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.quantum"):
         assert not sampling.on_loaded("lm_eval.models.openai_completions", types.SimpleNamespace())
         assert not sampling.on_loaded("lm_eval.models.vllm_causallms", types.SimpleNamespace(VLLM=object))
         registration.on_loaded("lm_eval.models.openai_completions", types.SimpleNamespace())
@@ -242,13 +242,13 @@ def test_broken_lm_eval_api_degrades_to_a_warning(caplog):
 
 
 def test_warn_identical_samples(caplog):
-    with caplog.at_level(logging.WARNING, logger="lm-eval"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.quantum"):
         assert sampling.warn_identical_samples("quantum_x_sampled", [["a", "b"], ["c"] * 10, ["d"] * 10]) == 2
-    (record,) = [r for r in caplog.records if r.name == "lm-eval"]
+    (record,) = [r for r in caplog.records if r.name == "lm_eval.quantum"]
     msg = record.getMessage()
     assert "quantum_x_sampled" in msg and "2 of 3" in msg and "seed" in msg and "temperature" in msg
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="lm-eval"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.quantum"):
         assert sampling.warn_identical_samples("quantum_x", [["a"], ["a"]]) == 0  # greedy: n = 1
         assert sampling.warn_identical_samples("quantum_x_sampled", [["a", "a "]]) == 0
     assert not caplog.records
@@ -391,7 +391,7 @@ def test_simple_evaluate_with_fixed_seed_repeats_itself_and_warns(runs, caplog):
     _, _, (responses, results) = runs
     assert len(responses) == 10 and len(set(responses)) == 1
     assert results["pass@1,judge"] == results["pass@10,judge"]
-    with caplog.at_level(logging.WARNING, logger="lm-eval"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.quantum"):
         assert sampling.warn_identical_samples(TASK, [responses]) == 1
     assert any(TASK in r.getMessage() and "identical" in r.getMessage() for r in caplog.records)
 

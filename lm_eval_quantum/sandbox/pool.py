@@ -358,8 +358,10 @@ class SandboxPool:
             self.infra_events.append({"time": time.time(), "detail": detail, "outcome": outcome})
 
     def map(self, jobs: list[dict], handlers: list[Handler],
-            progress: bool | str = True) -> list[RunResult]:
-        """Run `jobs` (up to `workers` at once); `handlers[i]` serves `jobs[i]`."""
+            progress=True) -> list[RunResult]:
+        """Run `jobs` (up to `workers` at once); `handlers[i]` serves `jobs[i]`.
+        `progress`: a bar of its own (True, or its description), none (False), or a
+        bar shared with other calls (an object with ``update(n)``, left open)."""
         if len(jobs) != len(handlers):
             raise ValueError(f"{len(jobs)} jobs but {len(handlers)} handlers")
         results: list[RunResult | None] = [None] * len(jobs)
@@ -368,14 +370,19 @@ class SandboxPool:
         self._get_zygote()   # start (and fail) once, before the threads
         from tqdm.auto import tqdm
 
+        shared = progress if hasattr(progress, "update") else None
         desc = progress if isinstance(progress, str) else f"sandbox ({self.isolation})"
-        with tqdm(total=len(jobs), desc=desc, unit="sample", disable=not progress) as bar, \
-                ThreadPoolExecutor(self.workers, thread_name_prefix="lmq-sandbox") as ex:
-            futures = {ex.submit(self.run, job, handler): i
-                       for i, (job, handler) in enumerate(zip(jobs, handlers))}
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                bar.update(1)
+        bar = shared or tqdm(total=len(jobs), desc=desc, unit="sample", disable=not progress)
+        try:
+            with ThreadPoolExecutor(self.workers, thread_name_prefix="lmq-sandbox") as ex:
+                futures = {ex.submit(self.run, job, handler): i
+                           for i, (job, handler) in enumerate(zip(jobs, handlers))}
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    bar.update(1)
+        finally:
+            if shared is None:
+                bar.close()
         return results  # type: ignore[return-value]
 
     def _infra(self, detail: str, start: float) -> tuple[RunResult, bool]:
