@@ -442,22 +442,30 @@ def _vllm_requests(self, requests: list) -> list:
     return out
 
 
-def _patch_vllm(module) -> bool:
-    cls = module.VLLM
+def _vllm_prepare(self, requests: list) -> list:
+    try:
+        requests = _vllm_requests(self, requests)
+    except Exception as err:  # noqa: BLE001 - never break a run over this
+        logger.warning("lm-eval-quantum: could not give vLLM requests their own seeds (%r)", err)
+    return fit_answer_budget(self, requests)
+
+
+def _wrap_generate_until(cls, prepare: Callable) -> bool:
+    """Pass ``cls.generate_until`` the requests ``prepare(lm, requests)`` returns (idempotent)."""
     orig = cls.__dict__["generate_until"]
     if getattr(orig, _MARK, False):
         return False
 
     @functools.wraps(orig)
     def generate_until(self, requests, *args, **kwargs):
-        try:
-            requests = _vllm_requests(self, requests)
-        except Exception as err:  # noqa: BLE001 - never break a run over this
-            logger.warning("lm-eval-quantum: could not give vLLM requests their own seeds (%r)", err)
-        return orig(self, fit_answer_budget(self, requests), *args, **kwargs)
+        return orig(self, prepare(self, requests), *args, **kwargs)
 
     cls.generate_until = _mark(generate_until)
     return True
+
+
+def _patch_vllm(module) -> bool:
+    return _wrap_generate_until(module.VLLM, _vllm_prepare)
 
 
 # --------------------------------------------------------------------------- answer budget
@@ -510,17 +518,7 @@ def fit_answer_budget(lm, requests: list) -> list:
 
 
 def _patch_hf(module) -> bool:
-    cls = module.HFLM
-    orig = cls.__dict__["generate_until"]
-    if getattr(orig, _MARK, False):
-        return False
-
-    @functools.wraps(orig)
-    def generate_until(self, requests, *args, **kwargs):
-        return orig(self, fit_answer_budget(self, requests), *args, **kwargs)
-
-    cls.generate_until = _mark(generate_until)
-    return True
+    return _wrap_generate_until(module.HFLM, fit_answer_budget)
 
 
 # --------------------------------------------------------------------------- installation
