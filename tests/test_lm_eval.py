@@ -131,6 +131,8 @@ def test_plain_lm_eval_with_embedded_model(tmp_path):
 
 # --- whole framework patterns ------------------------------------------------------------
 PATTERNS = ("quantum_qasm_*", "quantum_qiskit_*", "quantum_cirq_*", "quantum_pennylane_*")
+# a glob selects the plain tasks; these select every variant too (lm_eval_quantum.selection)
+VARIANT_PATTERNS = ("quantum_*_sampled", "quantum_*_prefill", "quantum_*_ppl")
 
 
 def _canonical_generations(path, patterns, limit=1):
@@ -157,15 +159,15 @@ def _canonical_generations(path, patterns, limit=1):
 
 
 def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
-    """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq / pennylane patterns):
-    every task of the pattern, with and without `_prefill`, runs through plain lm_eval;
+    """`lm_eval --tasks 'quantum_qasm_*'` (and the qiskit / cirq / pennylane patterns) with
+    the variant globs: every task, plain, `_prefill` and `_sampled`, runs through plain lm_eval;
     canonical answers pass everywhere; the _ppl tasks, for which the file saves no
     log-likelihoods, are not run and the results say so."""
     replay = tmp_path / "canonical.jsonl"
     generation_tasks = _canonical_generations(replay, PATTERNS)
     out = tmp_path / "out"
     _run(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={replay}",
-          "--tasks", ",".join(PATTERNS), "--limit", "1", "--confirm_run_unsafe_code",
+          "--tasks", ",".join(PATTERNS + VARIANT_PATTERNS), "--limit", "1", "--confirm_run_unsafe_code",
           "--output_path", str(out)], tmp_path)
     results = _results(out)
     for task in generation_tasks:
@@ -191,9 +193,10 @@ def test_framework_patterns_end_to_end_with_the_embedded_model(tmp_path, pattern
     from lm_eval_quantum.tasks import resolve
 
     out = tmp_path / "out"
+    variants = [pattern + "_" + v for v in ("sampled", "prefill", "ppl")]
     _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
-          "--device", "cpu", "--tasks", pattern, "--limit", "1", "--confirm_run_unsafe_code",
-          "--output_path", str(out)], tmp_path, timeout=3600)   # ~10 min per pattern on 2 cores
+          "--device", "cpu", "--tasks", ",".join([pattern, *variants]), "--limit", "1",
+          "--confirm_run_unsafe_code", "--output_path", str(out)], tmp_path, timeout=3600)
     results = _results(out)
     assert set(resolve(pattern)) <= set(results)
     for task in resolve(pattern):
