@@ -9,7 +9,7 @@ from .extract import extract_sources
 from .judge.checks import Session, empty_verdict
 from .judge.grading import SEED_FREE_KINDS
 from .tasks import DATA_DIR
-from .thresholds import MAX_RESPONSE_CHARS, SandboxLimits, limits_from_env, sized_limits
+from .thresholds import MAX_RESPONSE_CHARS, SandboxLimits, limits_from_env
 
 COST_FILE = DATA_DIR / "canonical_cost.json"
 
@@ -38,12 +38,10 @@ def canonical_stats(doc: dict) -> dict:
 def doc_limits(doc: dict) -> SandboxLimits:
     """A sample's limits: sized from its task's canonical cost, then the task's
     ``metadata.limits`` (carried on the doc), then ``LMQ_<FIELD>`` of the run."""
-    from .problems import computes
+    from .problems import sandbox_limits
 
-    cost = canonical_costs().get(f"{doc['framework']}_{doc['problem']}", {})
     overrides = json.loads(doc.get("limits") or "{}")
-    base = sized_limits(cost.get("cpu_seconds"), computes=computes(doc["problem"]))
-    return limits_from_env(base, **overrides)
+    return limits_from_env(sandbox_limits(doc["framework"], doc["problem"]), **overrides)
 
 
 def entry_points(spec: dict, framework: str) -> tuple[str, ...]:

@@ -259,15 +259,10 @@ def ellipsis_list(items: list[str], head: int = 2) -> str:
 def sandbox_limits(framework: str, slug: str):
     """The default sandbox limits of a task (thresholds.sized_limits of its canonical's
     measured cost, data/canonical_cost.json), as the judge applies them (scoring.doc_limits)."""
-    from pathlib import Path
-
+    from ..scoring import canonical_costs
     from ..thresholds import sized_limits
 
-    try:
-        cost = json.loads((Path(__file__).parent.parent / "data" / "canonical_cost.json").read_text())
-    except FileNotFoundError:
-        cost = {}
-    return sized_limits(cost.get("tasks", {}).get(f"{framework}_{slug}", {}).get("cpu_seconds"),
+    return sized_limits(canonical_costs().get(f"{framework}_{slug}", {}).get("cpu_seconds"),
                         computes=computes(slug))
 
 
