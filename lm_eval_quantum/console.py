@@ -20,6 +20,8 @@ top.  A run of hundreds of tasks buried the few lines that matter.  Here:
   tasks (``generations`` does that), and so is the bar that lm-eval's ``hf`` model draws
   for every window of every ``loglikelihood_rolling`` request (one per doc of each
   ``_ppl`` task) under its own bar over the requests (:func:`_quiet_rolling_bars`).
+* **One row per task in lm-eval's results table** (:mod:`lm_eval_quantum.table`), not
+  one per metric; ``LMQ_VERBOSE=1`` keeps lm-eval's table.
 * **A summary after lm-eval's table** (:mod:`lm_eval_quantum.summary`): pass@1 per
   framework and per suite with n and a 95% interval, the slowest tasks, the isolation
   level, and where the results, samples and generations went.  It is printed by the
@@ -382,6 +384,36 @@ def print_summary(args, started: float) -> None:
     print("\n" + render(run.summary, paths), flush=True)
 
 
+def _compact_tables():
+    """While a run prints its tables, ``lm_eval.utils.make_table`` gives the pack's tasks
+    one row each (:mod:`lm_eval_quantum.table`); returns the undo.  ``LMQ_VERBOSE=1``
+    keeps lm-eval's table."""
+    try:
+        import lm_eval.utils as utils
+
+        original = utils.make_table
+    except Exception:  # noqa: BLE001 - a changed lm-eval keeps its own table
+        return lambda: None
+    if verbose() or getattr(original, _MARK, False):
+        return lambda: None
+    from .table import make_table
+
+    @functools.wraps(original)
+    def compact(result_dict, column="results", sort_results=False):
+        try:
+            return make_table(original, result_dict, column, sort_results)
+        except Exception as err:  # noqa: BLE001 - the full table rather than none
+            logger.warning("lm-eval-quantum: the compact table failed (%r); lm-eval's follows", err)
+            return original(result_dict, column, sort_results)
+
+    setattr(compact, _MARK, True)
+    utils.make_table = compact
+
+    def restore():
+        utils.make_table = original
+    return restore
+
+
 def patch_cli(module) -> bool:
     """Wrap ``Run._execute`` of ``lm_eval._cli.run``: a quiet console during the run,
     the held back lines counted and the summary printed after lm-eval's tables."""
@@ -395,9 +427,11 @@ def patch_cli(module) -> bool:
     def _execute(args):
         started = time.time()
         added = quiet_console()
+        restore = _compact_tables()
         try:
             func(args)
         finally:
+            restore()
             _FILTER.flush()
             for handler in added:
                 handler.removeFilter(_FILTER)

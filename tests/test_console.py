@@ -359,6 +359,50 @@ def test_summary_follows_the_table_with_n_and_intervals(run):
     assert len(summary.strip().splitlines()) <= 15, summary
 
 
+def test_the_table_has_one_row_per_task_with_its_scores(run):
+    stdout = run["proc"].stdout
+    [results] = glob.glob(f"{run['out']}/**/results_*.json", recursive=True)
+    data = json.loads(Path(results).read_text())["results"]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in stdout.splitlines()
+            if line.startswith("|") and not line.startswith(("|Task", "|-"))]
+    named = [r for r in rows if r[0]]
+    assert sorted(r[0] for r in named) == sorted(TASKS)
+    for task, _version, n, metric, value, _stderr, exec_ok, _fidelity, error in named:
+        assert metric == "pass@1" and n == str(LIMIT)
+        assert float(value) == pytest.approx(data[task]["pass@1,judge"], abs=5e-4)
+        assert float(exec_ok) == pytest.approx(data[task]["exec_ok,judge"], abs=5e-4)
+        assert (error == "") == (data[task]["pass@1,judge"] == 1.0)
+    # the _sampled task's pass@5 and pass@10 on their own rows; nothing else
+    assert [r[3] for r in rows if not r[0]] == ["pass@5", "pass@10"]
+    assert "error_no_code" not in stdout and "isolation_bwrap" not in stdout
+
+
+def test_other_tasks_keep_lm_evals_table_and_verbose_keeps_all(monkeypatch):
+    from lm_eval_quantum.table import make_table
+
+    entry = {"alias": "x", "pass@1,judge": 0.5, "pass@1_stderr,judge": 0.1, "exec_ok,judge": 1.0,
+             "error_wrong_answer,judge": 0.5, "error_wrong_answer_stderr,judge": 0.3}
+    result = {"results": {"quantum_qasm_ghz": entry, "arc_easy": {"alias": "arc_easy", "acc,none": 0.7}},
+              "versions": {"quantum_qasm_ghz": 2, "arc_easy": 1}, "n-samples": {"quantum_qasm_ghz": {"effective": 4}}}
+    seen = []
+
+    def original(result_dict, column="results", sort_results=False):
+        seen.append(sorted(result_dict[column]))
+        return "<lm-eval's table>"
+
+    text = make_table(original, result)
+    assert seen == [["arc_easy"]] and text.startswith("<lm-eval's table>")
+    row = next(line for line in text.splitlines() if line.startswith("|quantum_qasm_ghz"))
+    assert [c.strip() for c in row.strip("|").split("|")] == \
+        ["quantum_qasm_ghz", "2", "4", "pass@1", "0.500", "0.100", "1.000", "", "wrong_answer 0.50"]
+    monkeypatch.setenv(console.ENV_VERBOSE, "1")
+    restore = console._compact_tables()
+    import lm_eval.utils
+
+    assert not hasattr(lm_eval.utils.make_table, "__wrapped__")      # verbose: lm-eval's own
+    restore()
+
+
 def test_outputs_are_small_and_rescore_identically(run):
     out, tmp = run["out"], run["tmp"]
     files = [Path(p) for p in glob.glob(f"{out}/**/*.json*", recursive=True)]
