@@ -22,6 +22,10 @@
                          R rounds (default 5); the pass@1 curve over the rounds
   leaderboard RESULTS... --out DIR
                          tables, plots and one HTML page over many models' lm-eval results
+  private-split --secret-file F [--new-secret] --out DIR | --compare DIR
+                         draw a private test split from a secret (same tasks and checks, new
+                         instances and hidden tests); run it with lm_eval --metadata
+                         '{"data_path": "DIR"}'; --compare prints public vs private statistics
   verify DIR [--out FILE] [--isolation L] [--min-isolation L]
                          re-score a submission's lm-eval samples here; exit 1 on any difference
 """
@@ -37,11 +41,13 @@ MODULE_COMMANDS = {
     "repair": "feedback repair over R rounds",
     "verify": "re-score a submission's samples and compare",
     "leaderboard": "tables, plots and a page over many models",
+    "private-split": "draw a private test split from a secret (leaderboards)",
 }
+MODULES = {"private-split": "splits"}     # a command's module when the names differ
 
 
 def _module(command: str):
-    return importlib.import_module(f".{command}", __package__)
+    return importlib.import_module(f".{MODULES.get(command, command)}", __package__)
 
 
 def _isolation_flags(args) -> None:

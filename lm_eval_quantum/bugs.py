@@ -339,6 +339,49 @@ def mutants(split: str, count: int | None = None, seed: int = 0) -> list[dict]:
     return [json.loads(m) for m in _mutants(split, per_category, seed)]
 
 
+def private_mutants() -> list[dict]:
+    """The test mutants of a private split (called under `problems.secret_draws`): per
+    public test mutant, in order, one of the same operator, measurement and width, drawn
+    over its source problem's private instances (`Problem.private_instances`), else over its
+    public program (a source whose private programs have no such mutant)."""
+    from .problems import seeded_rng
+
+    seed = int(seeded_rng("bugs", "private").integers(2 ** 63))
+    return [json.loads(m) for m in _private_mutants(seed)]
+
+
+@functools.lru_cache(maxsize=4)
+def _private_mutants(seed: int) -> tuple[str, ...]:
+    from .problems import get_problem
+    from .tasks import read_docs
+
+    rng = random.Random(f"lm-eval-quantum bugs|private|{seed}")
+    # the shipped docs: mutants("test") would draw its sources' instances under the secret
+    public = [json.loads(doc["params"]) for doc in read_docs("qasm_debug_fix")]
+    programs = [Program(source, json.dumps(p, sort_keys=True), measured)
+                for source, measured in dict.fromkeys((m["source"], m["measured"]) for m in public)
+                for p in get_problem(source).private_instances()]
+    programs = [pr for pr in programs if len(pr.text.splitlines()) <= MAX_LINES]
+    passes = functools.cache(lambda pr: verdict(pr, pr.text) == "equivalent")
+    chosen = []
+    for mutant in public:
+        reference = program_of(mutant)
+        alike = [pr for pr in programs if pr.source == reference.source
+                 and pr.measured == reference.measured
+                 and pr.source_spec["num_qubits"] == reference.source_spec["num_qubits"]]
+        for tier in (alike, [reference]):
+            pool = [(pr, cand) for pr in tier if passes(pr) for cand in candidates(pr.text)
+                    if cand.operator == mutant["operator"]]
+            found = next((item for item in rng.sample(pool, len(pool)) if _keep(*item)), None)
+            if found:
+                chosen.append(json.dumps(record(*found), sort_keys=True))
+                break
+        else:
+            raise AssertionError(f"no private {mutant['operator']} mutant of {mutant['source']}: "
+                                 "its reference program fails under the secret")
+    return tuple(chosen)
+
+
 def program_of(params: dict) -> Program:
     return Program(params["source"], json.dumps(params["source_params"], sort_keys=True),
                    params["measured"])
@@ -378,6 +421,9 @@ class DebugTask(Problem):
 
     def instances(self, split: str, count: int | None = None) -> list[dict]:
         return mutants(split, count)
+
+    def private_instances(self) -> list[dict]:
+        return private_mutants()
 
     def width(self, params):
         return program_of(params).source_spec["num_qubits"]

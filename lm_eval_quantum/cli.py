@@ -11,7 +11,7 @@ with these differences:
   which saves most of lm-eval's start-up time.  Anything else (another task, a
   YAML path, a directory, ``--config`` without ``--tasks``) indexes them as usual;
 * the pack's own commands (``list``, ``doctor``, ``selfcheck``, ``repair``, ``verify``,
-  ``leaderboard``, ``tasks-dir``, ``tiny-model``) run as ``python -m lm_eval_quantum`` would;
+  ``leaderboard``, ``private-split``, ``tasks-dir``, ``tiny-model``) run as ``python -m lm_eval_quantum`` would;
 * ``--isolation`` / ``--min-isolation`` set the sandbox level;
 * user errors stop before lm-eval starts, with one line and the fix instead of a traceback
   (:mod:`lm_eval_quantum.errors`): an unknown ``quantum_*`` / ``lmq*`` name in ``--tasks``
@@ -146,7 +146,7 @@ def take_isolation_flags(argv: Sequence[str]) -> list[str]:
 
 # The pack's own sub-commands (python -m lm_eval_quantum ...); lm-eval's are run, ls, validate.
 PACK_COMMANDS = ("list", "doctor", "tasks-dir", "tiny-model", "selfcheck", "repair", "verify",
-                 "leaderboard")
+                 "leaderboard", "private-split")
 
 
 def _usage_error(message: str) -> SystemExit:

@@ -211,6 +211,10 @@ def friendly(exc: BaseException, pack_run: bool = True,
         text = " ".join(str(exc).split())
         if exc.name is None and "pip install" in text:     # lm-eval's own message names the fix
             return f"{PROG}: {text}"
+    from .splits import SplitError
+
+    if isinstance(exc, SplitError):      # a --metadata data_path that cannot be used
+        return f"{PROG}: {exc}"
     if isinstance(exc, ValueError) and str(exc).startswith(TASKS_NOT_FOUND):
         missing = [t.strip() for t in str(exc)[len(TASKS_NOT_FOUND):].split(",") if t.strip()]
         ours = [t for t in missing if is_pack_name(t)]

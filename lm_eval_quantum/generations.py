@@ -20,7 +20,8 @@ generation.
 
   ``version`` is the task's ``metadata.version`` (``quantum-replay`` refuses to re-score
   the line with another installed version); ``doc_id`` is the doc's own id (its index in
-  the test split), ``responses`` are the
+  the test split), ``data_path`` is there on a private split's run (the re-score command
+  passes it on), ``responses`` are the
   n repeats in order, exactly as the model returned them (for ``_prefill`` tasks the
   continuation; the filter adds the prefill again).  The next ``build_all_requests``
   starts the next run and its next file.
@@ -109,6 +110,9 @@ def _lines(tasks) -> list[dict]:
             line = {"task": insts[0].task_name, "doc_id": doc_id, "doc_hash": _doc_hash(insts[0].doc)}
             if getattr(task, "VERSION", None) is not None:   # replay refuses other versions
                 line["version"] = task.VERSION
+            data_path = (getattr(getattr(task, "config", None), "metadata", None) or {}).get("data_path")
+            if data_path:                   # a private split (lm_eval_quantum.splits)
+                line["data_path"] = str(data_path)
             if len(insts) == 1:
                 line["responses"] = list(insts[0].resps)
             else:   # several requests per doc (none of ours): replay's per-request form
@@ -235,14 +239,18 @@ def rescore_command(path: str | os.PathLike, output_path: str = "rescored") -> s
     or any JSONL of replay lines) with ``quantum-replay``: the file's tasks and exactly
     its docs, results and samples in `output_path`."""
     doc_ids: dict[str, set] = {}
+    data_paths = set()
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 rec = json.loads(line)
                 doc_ids.setdefault(rec["task"], set()).add(rec["doc_id"])
+                data_paths.add(rec.get("data_path"))
     doc_ids = {task: sorted(ids) for task, ids in sorted(doc_ids.items())}
+    data_path = next((p for p in data_paths if p), None)
+    split = ["--metadata", json.dumps({"data_path": data_path})] if data_path else []
     return shlex.join(["lm_eval", "--model", "quantum-replay", "--model_args", f"path={path}",
-                       "--tasks", ",".join(doc_ids), *_selection(doc_ids),
+                       "--tasks", ",".join(doc_ids), *_selection(doc_ids), *split,
                        "--confirm_run_unsafe_code", "--output_path", output_path, "--log_samples"])
 
 

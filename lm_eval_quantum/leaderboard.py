@@ -17,7 +17,8 @@ Rows.  One row per model *and* setting *and* data split, never merged:
 * the setting: chat template applied or not (lm-eval's ``chat_template``), system
   instruction, few-shot count (and multi-turn few-shot), ``--gen_kwargs``;
 * the split: ``split`` of the submission.json, else ``split`` / ``data_path`` in the
-  task's ``dataset_kwargs`` or ``metadata``, else "public" (the shipped test docs).
+  task's ``dataset_kwargs`` or ``metadata`` (a private split's name from its
+  ``SPLIT.json`` when the path is readable here), else "public" (the shipped test docs).
   Each split is its own section: scores on different data are never compared.
 
 Task variants are columns: greedy (``quantum_<fw>_<problem>``, a label task's
@@ -281,8 +282,20 @@ def task_split(data: dict, task: str, manifest: dict) -> str:
             if _text(where.get("split")):
                 return where["split"].strip()
             if _text(where.get("data_path")):
-                return f"data {short_path_name(where['data_path'])}"
+                return data_path_split(where["data_path"])
     return DEFAULT_SPLIT
+
+
+def data_path_split(data_path: str) -> str:
+    """A private split's name (its SPLIT.json, lm_eval_quantum.splits) when the data path
+    is readable here, else "data <last path component>"."""
+    from .splits import MANIFEST
+
+    try:
+        name = json.loads((Path(data_path).expanduser() / MANIFEST).read_text()).get("split")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return name.strip() if _text(name) else f"data {short_path_name(data_path)}"
 
 
 def run_date(data: dict, path: Path) -> float:

@@ -267,7 +267,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def load_task_dataset(task_file: str, min_isolation: str | None = None,
-                      limits: dict | None = None, executes: bool = True, **_metadata):
+                      limits: dict | None = None, executes: bool = True,
+                      data_path: str | None = None, **_metadata):
     """The task's docs.  lm-eval calls this while it builds the tasks, before the
     model runs, with the task's ``dataset_kwargs`` and metadata (YAML ``metadata:``
     and ``--metadata '{...}'``):
@@ -278,7 +279,9 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
     * ``min_isolation``: fail fast, before the model runs, when the sandbox
       cannot isolate at least that well (``LMQ_MIN_ISOLATION`` likewise);
     * ``limits``: sandbox limit overrides for this task's samples (e.g.
-      ``{"cpu_seconds": 30}``), carried on each doc to the judge.
+      ``{"cpu_seconds": 30}``), carried on each doc to the judge;
+    * ``data_path``: a private test split (:mod:`lm_eval_quantum.splits`) to read instead
+      of the shipped docs.
     """
     from datasets import Dataset, DatasetDict
 
@@ -298,7 +301,10 @@ def load_task_dataset(task_file: str, min_isolation: str | None = None,
     if limits:
         limits_from_env(**limits)          # unknown names or bad values fail here
         extra["limits"] = json.dumps(limits, sort_keys=True)
-    docs = {split: read_docs(task_file, split) for split in ("test", "fewshot")}
+    from .splits import data_dir
+
+    directory = data_dir(data_path, task_file)      # a SplitError names the fix
+    docs = {split: read_docs(task_file, split, directory) for split in ("test", "fewshot")}
     if executes:
         from .preflight import check
 

@@ -30,7 +30,9 @@ def canonical_costs() -> dict:
 def canonical_stats(doc: dict) -> dict:
     """The canonical answer's gate_count, depth, two_qubit_gates, shots_used and
     (median) cpu_seconds for this doc, as measured by scripts/calibrate_limits.py;
-    {} for a doc that was not measured."""
+    {} for a doc that was not measured, or of a private split (another doc has its id)."""
+    if doc.get("data_split"):
+        return {}
     docs = _cost_file().get("docs", {}).get(f"{doc['framework']}_{doc['problem']}", {})
     return docs.get(str(doc["doc_id"]), {})
 

@@ -92,8 +92,10 @@ def resolve(pattern: str = "*") -> list[str]:
     return sorted(n for n in task_table() if any(fnmatch.fnmatchcase(n, p) for p in patterns))
 
 
-def read_docs(data_file: str, split: str = "test") -> list[dict]:
-    path = DATA_DIR / f"{data_file}.jsonl"
+def read_docs(data_file: str, split: str = "test", data_dir: Path | None = None) -> list[dict]:
+    """A data file's docs of one split, from the shipped data or `data_dir` (a private
+    split, lm_eval_quantum.splits)."""
+    path = (data_dir or DATA_DIR) / f"{data_file}.jsonl"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing; run scripts/build_data.py")
     with path.open() as fh:

@@ -338,6 +338,14 @@ class Problem:
         sizes = self.test_sizes if split == "test" else self.fewshot_sizes
         return [{"n": n} for n in sizes]
 
+    def private_instances(self) -> list[dict]:
+        """The test instances of a private split (lm_eval_quantum.splits), called while
+        `secret_draws` is active.  By default `instances("test")`, whose seeded draws then
+        differ.  A problem whose public test instances are a fixed table overrides this:
+        one draw per table row, with `seeded_rng(self.slug, "private", row)`, of the same
+        size and from the same parameter ranges as that row."""
+        return self.instances("test")
+
     def full_instances(self, count: int | None = None) -> list[dict]:
         """The instances of `build_data.py --full`: the large `full` split where the
         problem has one (`count` of them, default its FULL_COUNT), else the test and
@@ -801,11 +809,39 @@ def pi_text(frac) -> str:
     return num if f.denominator == 1 else f"{num}/{f.denominator}"
 
 
+# The secret of a private split (lm_eval_quantum.splits): 32-bit words of its SHA-256,
+# mixed into every seeded draw while `secret_draws` is active.
+_SECRET_WORDS: tuple = ()
+
+
 def seeded_rng(*key):
-    """A numpy Generator seeded from a stable key (strings and ints)."""
+    """A numpy Generator seeded from a stable key (strings and ints), and from the
+    private split's secret while one is being drawn."""
     import zlib
 
     import numpy as np
 
-    words = [zlib.crc32(str(k).encode()) for k in key]
+    words = [*_SECRET_WORDS, *(zlib.crc32(str(k).encode()) for k in key)]
     return np.random.default_rng(words)
+
+
+class secret_draws:
+    """``with secret_draws(secret):`` every `seeded_rng` draw (instances, hidden tests,
+    random circuits) also depends on all 256 bits of sha256(secret); same key, other
+    numbers.  Not re-entrant across threads: the split builder is one thread."""
+
+    def __init__(self, secret: bytes):
+        import hashlib
+
+        digest = hashlib.sha256(b"lm-eval-quantum private split\0" + secret).digest()
+        self.words = tuple(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 32, 4))
+
+    def __enter__(self):
+        global _SECRET_WORDS
+        self.saved, _SECRET_WORDS = _SECRET_WORDS, self.words
+        return self
+
+    def __exit__(self, *exc):
+        global _SECRET_WORDS
+        _SECRET_WORDS = self.saved
+        return False

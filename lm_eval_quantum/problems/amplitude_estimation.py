@@ -18,9 +18,11 @@ controlled-(A S0 A^dag S_chi) = A CZ A^dag CZ; then the inverse QFT.
 """
 from __future__ import annotations
 
+from math import gcd
+
 import numpy as np
 
-from . import QASM_HEADER, Problem
+from . import QASM_HEADER, Problem, seeded_rng
 from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
                          qpe_state)
 
@@ -41,8 +43,21 @@ class AmplitudeEstimation(Problem):
     suite = "quantum-algorithms"
 
     def instances(self, split):
-        return [{"t": t, "theta": i * np.pi / j, "theta_text": f"{i}*pi/{j}" if i > 1 else f"pi/{j}"}
-                for t, i, j in INSTANCES[split]]
+        return [self.params(*row) for row in INSTANCES[split]]
+
+    def params(self, t, i, j):
+        return {"t": t, "theta": i * np.pi / j, "theta_text": f"{i}*pi/{j}" if i > 1 else f"pi/{j}"}
+
+    def private_instances(self):
+        """Per test row, the same t and theta = i pi / j in lowest terms with 0 < i/j < 1/2
+        and 3 <= j <= 10 not a power of two (so theta / pi is never a t-bit fraction)."""
+        out = []
+        for row, (t, _, _) in enumerate(INSTANCES["test"]):
+            rng = seeded_rng(self.slug, "private", row)
+            j = int(rng.choice([j for j in range(3, 11) if j & (j - 1)]))
+            i = int(rng.choice([i for i in range(1, (j + 1) // 2) if gcd(i, j) == 1]))
+            out.append(self.params(t, i, j))
+        return out
 
     def width(self, params):
         return params["t"] + 1

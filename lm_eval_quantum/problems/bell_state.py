@@ -23,7 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, state_checked
+from . import QASM_HEADER, Problem, seeded_rng, state_checked
 
 
 def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:
@@ -37,6 +37,20 @@ def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:
         bits = [(index >> (k if framework in LITTLE_ENDIAN else n - 1 - k)) & 1 for k in range(n)]
         psi[index] = amplitude(bits)
     return psi
+
+
+def private_rows(problem, draw) -> list[dict]:
+    """Problem.private_instances for a fixed test table: per public test row, draw(rng,
+    params) with rng = seeded_rng(slug, "private", row index), an instance like that row,
+    drawn again while it repeats an earlier one (the tables' rows are distinct)."""
+    rows = []
+    for row, params in enumerate(problem.instances("test")):
+        rng = seeded_rng(problem.slug, "private", row)
+        drawn = draw(rng, params)
+        while drawn in rows:
+            drawn = draw(rng, params)
+        rows.append(drawn)
+    return rows
 
 
 class StatePreparation(Problem):
@@ -97,6 +111,14 @@ class BellState(StatePreparation):
     def instances(self, split):
         rows = self.TEST if split == "test" else self.FEWSHOT
         return [{"n": n, "i": i, "j": j, "bell": bell} for n, i, j, bell in rows]
+
+    def private_instances(self):
+        """Per row: a random ordered pair of distinct qubits of the row's n, a random Bell state."""
+        def draw(rng, p):
+            i, j = (int(q) for q in rng.choice(p["n"], 2, replace=False))
+            return {"n": p["n"], "i": i, "j": j, "bell": str(rng.choice(list(BELL)))}
+
+        return private_rows(self, draw)
 
     def describe(self, params):
         n, i, j, bell = params["n"], params["i"], params["j"], params["bell"]

@@ -11,12 +11,16 @@ set, |1...1>; for the X basis, H on every qubit maps |0> -> |+>, |1> -> |->.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
 
 from . import pi_text, pi_value
-from .bell_state import StatePreparation
+from .bell_state import StatePreparation, private_rows
+
+# the table's kind of phases: nonzero multiples k/d of pi in (-pi, pi], d in 1, 2, 3, 4, 6
+PHASES = sorted({Fraction(k, d) for d in (2, 3, 4, 6) for k in range(1 - d, d + 1) if k})
 
 
 class CatStatePhase(StatePreparation):
@@ -34,6 +38,15 @@ class CatStatePhase(StatePreparation):
     def instances(self, split):
         rows = self.TEST if split == "test" else self.FEWSHOT
         return [{"n": n, "basis": basis, "phi": list(phi)} for n, basis, phi in rows]
+
+    def private_instances(self):
+        """Per row: the row's n, a random basis and a random phase of PHASES."""
+        def draw(rng, p):
+            phi = PHASES[rng.integers(len(PHASES))]
+            return {"n": p["n"], "basis": str(rng.choice(["z", "x"])),
+                    "phi": [phi.numerator, phi.denominator]}
+
+        return private_rows(self, draw)
 
     def entry_args(self, params):
         return [params["n"], pi_value(params["phi"]), params["basis"]]

@@ -35,6 +35,10 @@ class CCZDecomposition(GateDecomposition):
     def gate_set_for(self, params):
         return {"gates": list(CLIFFORD_T if params["gate_set"] == "clifford+t" else self.gates)}
 
+    def draw(self, params, rng):
+        params["gate_set"] = str(rng.choice(sorted({row["gate_set"] for row in self.TEST})))
+        return super().draw(params, rng)
+
     def statement(self, params):
         n, (a, b, c) = params["n"], params["qubits"]
         return f"""

@@ -23,7 +23,7 @@ from math import pi
 import numpy as np
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, MeasuredDistribution
+from . import QASM_HEADER, MeasuredDistribution, seeded_rng
 from .hadamard_test import StatedCall, apply, ry
 
 OPTIMAL = {"alice": ["0", "1/2"], "bob": ["1/4", "-1/4"]}   # multiples of pi
@@ -71,6 +71,19 @@ class CHSH(StatedCall, MeasuredDistribution):
     def instances(self, split):
         return [{"n": 2, "x": x, "y": y, "alice": angles["alice"], "bob": angles["bob"]}
                 for x, y, angles in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row, the same inputs (x, y) and an optimal strategy rotated by a random
+        multiple r of pi/12 in [-pi/2, pi/2) and possibly mirrored (s = -1):
+        alpha = (r, r + s pi/2), beta = (r + s pi/4, r - s pi/4)."""
+        out = []
+        for row, (x, y, _) in enumerate(INSTANCES["test"]):
+            rng = seeded_rng(self.slug, "private", row)
+            r, s = Fraction(int(rng.integers(-6, 6)), 12), int(rng.choice([-1, 1]))
+            out.append({"n": 2, "x": x, "y": y,
+                        "alice": [str(r), str(r + Fraction(s, 2))],
+                        "bob": [str(r + Fraction(s, 4)), str(r - Fraction(s, 4))]})
+        return out
 
     def signature(self, framework, params):
         return "build_circuit(x: int, y: int, alice: list[float], bob: list[float])"

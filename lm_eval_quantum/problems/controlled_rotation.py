@@ -16,7 +16,8 @@ gates on the target (H RZ H = RX).
 from __future__ import annotations
 
 from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import GateDecomposition, controlled, rotation
+from .toffoli_decomposition import (GateDecomposition, controlled, random_angle,
+                                    rotation)
 
 
 class ControlledRotation(GateDecomposition):
@@ -38,6 +39,11 @@ class ControlledRotation(GateDecomposition):
 
     def gate_set_for(self, params):
         return {"gates": ["rz", "cx"] if params["axis"] == "z" else list(self.gates)}
+
+    def draw(self, params, rng):
+        params["axis"] = str(rng.choice(list("xyz")))
+        params["theta"] = random_angle(rng, [row["theta"] for row in self.TEST])
+        return super().draw(params, rng)
 
     def entry_args(self, params):
         return [params["n"], params["axis"], pi_value(params["theta"]), params["control"],

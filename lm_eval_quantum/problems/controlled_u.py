@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import GateDecomposition, controlled, rotation
+from .toffoli_decomposition import (GateDecomposition, controlled, random_angle,
+                                    rotation)
 
 ANGLES = ("alpha", "beta", "gamma", "delta")
 
@@ -40,6 +41,11 @@ class ControlledU(GateDecomposition):
             instance(3, 1, 2, [5, 4], [-3, 8], [1, 3], [-1, 2]),
             instance(4, 3, 1, [-3, 4], [2, 3], [5, 6], [-1, 3]))
     FEWSHOT = (instance(2, 0, 1, [1, 2], [1, 4], [1, 3], [1, 2]),)
+
+    def draw(self, params, rng):
+        for a in ANGLES:
+            params[a] = random_angle(rng, [row[a] for row in self.TEST])
+        return super().draw(params, rng)
 
     def entry_args(self, params):
         return [params["n"], params["control"], params["target"],

@@ -54,11 +54,13 @@ def sign_changes(labels) -> int:
 
 @functools.cache
 def _dataset(split: str, index: int) -> str:
-    """The params (JSON) of one instance: the first seeded draw whose sorted labels
-    change sign at least four times and whose trained canonical keeps the margin at
-    every listed and hidden angle."""
-    size = SIZES[split][index]
-    rng = seeded_rng("data_reuploading", split, index)
+    return draw_dataset(SIZES[split][index], seeded_rng("data_reuploading", split, index))
+
+
+def draw_dataset(size: int, rng) -> str:
+    """The params (JSON) of one instance of `size` angles: the first draw of `rng` whose
+    sorted labels change sign at least four times and whose trained canonical keeps
+    the margin at every listed and hidden angle."""
     while True:
         s, c = round(float(rng.uniform(-np.pi, np.pi)), 2), round(float(rng.uniform(-0.3, 0.3)), 2)
         params = {"n": 1, "constants": {"s": s, "c": c}}
@@ -95,6 +97,11 @@ class DataReuploading(Behaviour):
 
     def instances(self, split):
         return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
+
+    def private_instances(self):
+        """Per test row: a new seeded draw of constants and angles of the row's size."""
+        return [json.loads(draw_dataset(size, seeded_rng(self.slug, "private", i)))
+                for i, size in enumerate(SIZES["test"])]
 
     def statement(self, params):
         from .. import thresholds as th

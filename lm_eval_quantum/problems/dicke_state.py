@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .bell_state import StatePreparation
+from .bell_state import StatePreparation, private_rows
 
 
 def scs_blocks(n: int, k: int) -> list[tuple[int, int]]:
@@ -40,6 +40,10 @@ class DickeState(StatePreparation):
 
     def instances(self, split):
         return [{"n": n, "k": k} for n, k in (self.TEST if split == "test" else self.FEWSHOT)]
+
+    def private_instances(self):
+        """Per row: the row's n, a random weight 1 <= k <= n - 1."""
+        return private_rows(self, lambda rng, p: {"n": p["n"], "k": int(rng.integers(1, p["n"]))})
 
     def describe(self, params):
         n, k = params["n"], params["k"]

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER, fidelity_bound
+from . import QASM_HEADER, fidelity_bound, seeded_rng
 from .hadamard_test import StatedCall, bitstring_basis
 
 BELL = {"phi+": (0, 0), "phi-": (0, 1), "psi+": (1, 0), "psi-": (1, 1)}
@@ -69,6 +69,14 @@ class EntanglementSwapping(StatedCall):
     def instances(self, split):
         return [{"n": 4, "sources": list(src), "target": target}
                 for src, target in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row, a random Bell state for each source and for the target."""
+        out = []
+        for row in range(len(INSTANCES["test"])):
+            s1, s2, target = map(str, seeded_rng(self.slug, "private", row).choice(list(BELL), 3))
+            out.append({"n": 4, "sources": [s1, s2], "target": target})
+        return out
 
     def width(self, params):
         return 4

@@ -27,7 +27,7 @@ from math import pi
 import numpy as np
 
 from ..judge.conventions import state_to_internal
-from . import QASM_HEADER, Problem, state_checked
+from . import QASM_HEADER, Problem, seeded_rng, state_checked
 
 # --- shared numpy helpers (states indexed by qubit: bit k of the index = qubit k) -----------
 H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)
@@ -146,6 +146,29 @@ class HadamardTest(StatedCall):
     def instances(self, split):
         return [{"n": 1 + UNITARIES[u][1], "u": u, "theta": theta, "prep": prep, "part": part}
                 for u, theta, prep, part in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row, a U on as many system qubits (any one-qubit U for a one-qubit row;
+        RZ's angle with one decimal in [0.2, 2.8]), either part, and |psi> made by H or
+        RY(angle) on every system qubit, each followed by S or T half the time."""
+        out = []
+        for row, (u, *_) in enumerate(INSTANCES["test"]):
+            rng = seeded_rng(self.slug, "private", row)
+            k = UNITARIES[u][1]
+            if k == 1:
+                u = str(rng.choice(["z", "x", "s", "t", "rz"]))
+
+            def angle():
+                return round(float(rng.uniform(0.2, 2.8)), 1)
+
+            prep = []
+            for q in range(1, k + 1):
+                prep.append(["h", q] if rng.random() < 0.5 else ["ry", q, angle()])
+                if rng.random() < 0.5:
+                    prep.append([str(rng.choice(["s", "t"])), q])
+            out.append({"n": 1 + k, "u": u, "theta": angle() if u == "rz" else 0.0,
+                        "prep": prep, "part": str(rng.choice(["real", "imag"]))})
+        return out
 
     def signature(self, framework, params):
         return "build_circuit(u: str, theta: float, prep: list, part: str)"

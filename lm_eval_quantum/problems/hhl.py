@@ -29,7 +29,7 @@ from math import asin, atan2, pi
 
 import numpy as np
 
-from . import QASM_HEADER, state_checked
+from . import QASM_HEADER, seeded_rng, state_checked
 from .hadamard_test import StatedCall, apply, basis_state, bitstring_basis, ry
 
 # (A, theta, C): eigenvalues (1, 2), (1, 3) or (2, 3)
@@ -104,6 +104,23 @@ class HHL(StatedCall):
 
     def instances(self, split):
         return [{"n": 4, "A": a, "theta": theta, "C": c} for a, theta, c in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row: eigenvalues (1, 2), (1, 3) or (2, 3) and A = [[m + d, o], [o, m - d]]
+        with (d, o) on the circle of radius (gap / 2) through a Pythagorean point (one-decimal
+        entries, never diagonal); theta and C with one decimal, theta in [0.2, 3.0],
+        C in [0.5, 1.0] (C <= the smaller eigenvalue)."""
+        out = []
+        for row in range(len(INSTANCES["test"])):
+            rng = seeded_rng(self.slug, "private", row)
+            low, high = [(1, 2), (1, 3), (2, 3)][int(rng.integers(3))]
+            d, o = [(0.0, 1.0), (0.6, 0.8), (0.8, 0.6)][int(rng.integers(3))]
+            sd, so = (int(s) * (high - low) / 2 for s in rng.choice([-1, 1], 2))
+            m = (low + high) / 2
+            a = [[round(m + sd * d, 2), round(so * o, 2)], [round(so * o, 2), round(m - sd * d, 2)]]
+            out.append({"n": 4, "A": a, "theta": round(float(rng.uniform(0.2, 3.0)), 1),
+                        "C": int(rng.integers(5, 11)) / 10})
+        return out
 
     def signature(self, framework, params):
         return "build_circuit(A: list[list[float]], theta: float, C: float)"

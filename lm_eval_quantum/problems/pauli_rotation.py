@@ -18,7 +18,7 @@ from functools import reduce
 import numpy as np
 
 from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import PAULI, GateDecomposition
+from .toffoli_decomposition import PAULI, GateDecomposition, random_angle
 
 
 class PauliRotation(GateDecomposition):
@@ -31,6 +31,13 @@ class PauliRotation(GateDecomposition):
             {"n": 3, "pauli": "ZXY", "theta": [1, 5]}, {"n": 3, "pauli": "XIZ", "theta": [2, 3]},
             {"n": 4, "pauli": "YXZI", "theta": [5, 6]}, {"n": 4, "pauli": "ZYIX", "theta": [-1, 8]})
     FEWSHOT = ({"n": 2, "pauli": "ZY", "theta": [1, 2]}, {"n": 3, "pauli": "IYX", "theta": [-1, 4]})
+
+    def draw(self, params, rng):
+        """The row's number of identity factors, at random places; X, Y, Z uniform elsewhere."""
+        factors = [p if p == "I" else str(rng.choice(list("XYZ"))) for p in params["pauli"]]
+        params["pauli"] = "".join(rng.permutation(factors))
+        params["theta"] = random_angle(rng, [row["theta"] for row in self.TEST])
+        return params
 
     def entry_args(self, params):
         return [params["pauli"], pi_value(params["theta"])]

@@ -373,11 +373,13 @@ def checkerboard(points, a: float, b: float) -> np.ndarray:
 
 @functools.cache
 def _dataset(split: str, index: int) -> str:
-    """The params (JSON) of one instance: the first seeded draw whose labels are
-    balanced and whose trained canonical keeps the margin at every listed and
-    hidden point."""
-    size = SIZES[split][index]
-    rng = seeded_rng("qml_classifier", split, index)
+    return draw_dataset(SIZES[split][index], seeded_rng("qml_classifier", split, index))
+
+
+def draw_dataset(size: int, rng) -> str:
+    """The params (JSON) of one instance of `size` points: the first draw of `rng` whose
+    labels are balanced and whose trained canonical keeps the margin at every listed
+    and hidden point."""
     while True:
         a, b = (round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, 2))
         params = {"n": 2, "constants": {"a": a, "b": b}}
@@ -427,6 +429,11 @@ class QMLClassifier(Behaviour):
 
     def instances(self, split):
         return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
+
+    def private_instances(self):
+        """Per test row: a new seeded draw of constants and points of the row's size."""
+        return [json.loads(draw_dataset(size, seeded_rng(self.slug, "private", i)))
+                for i, size in enumerate(SIZES["test"])]
 
     def statement(self, params):
         from .. import thresholds as th

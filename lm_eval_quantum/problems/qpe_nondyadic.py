@@ -13,6 +13,9 @@ qpe_dyadic.qpe_state).  The canonical is qpe_dyadic's, unchanged.
 """
 from __future__ import annotations
 
+from math import gcd
+
+from . import seeded_rng
 from .qpe_dyadic import QPEDyadic
 
 INSTANCES = {"test": [(2, 1, 3), (3, 1, 5), (3, 2, 7), (4, 3, 10), (5, 2, 3)],
@@ -26,6 +29,17 @@ class QPENonDyadic(QPEDyadic):
 
     def instances(self, split):
         return [{"t": t, "p": p, "q": q} for t, p, q in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row, the same t and phi = p / q in lowest terms with 3 <= q <= 10 not a
+        power of two (as in the table)."""
+        out = []
+        for row, (t, _, _) in enumerate(INSTANCES["test"]):
+            rng = seeded_rng(self.slug, "private", row)
+            q = int(rng.choice([q for q in range(3, 11) if q & (q - 1)]))
+            p = int(rng.choice([p for p in range(1, q) if gcd(p, q) == 1]))
+            out.append({"t": t, "p": p, "q": q})
+        return out
 
     def phase_text(self, params):
         t, p, q = params["t"], params["p"], params["q"]

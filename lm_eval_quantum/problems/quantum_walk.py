@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, qasm_controlled, state_checked
+from . import QASM_HEADER, qasm_controlled, seeded_rng, state_checked
 from .hadamard_test import StatedCall, bitstring_basis
 
 # (m, t, x0, coin)
@@ -52,6 +52,15 @@ class QuantumWalk(StatedCall):
     def instances(self, split):
         return [{"n": m + 1, "m": m, "t": t, "x0": x0, "coin": coin}
                 for m, t, x0, coin in INSTANCES[split]]
+
+    def private_instances(self):
+        """Per test row, the same m; t = 1..4 steps, any start position, any coin."""
+        out = []
+        for row, (m, *_) in enumerate(INSTANCES["test"]):
+            rng = seeded_rng(self.slug, "private", row)
+            out.append({"n": m + 1, "m": m, "t": int(rng.integers(1, 5)),
+                        "x0": int(rng.integers(2**m)), "coin": str(rng.choice(list(COIN_TEXT)))})
+        return out
 
     def signature(self, framework, params):
         return "build_circuit(m: int, t: int, x0: int, coin: str)"

@@ -29,6 +29,7 @@ fewshot states; `instances("full", count=...)` draws any other number.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -232,6 +233,19 @@ class RandomCircuitProblem(Problem):
         if (split, count) not in cache:
             cache[split, count] = self._draw(split, count)
         return [dict(p) for p in cache[split, count]]
+
+    def private_instances(self):
+        """One instance per test slot, in order: seeds 0, 1, ... (moved by the secret) until
+        an acceptable state not drawn yet; no slot patience, so the sizes are the public ones."""
+        out, seen = [], set()
+        for slot in self.TEST_SLOTS:
+            for seed in itertools.count():
+                params = self.make_instance("test", slot, seed)
+                if params is not None and (key := state_key(self.target(params))) not in seen:
+                    break
+            seen.add(key)
+            out.append(params)
+        return out
 
     def _draw(self, split, count):
         def key(p):

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from . import pi_text
-from .bell_state import StatePreparation, qubit_state
+from .bell_state import StatePreparation, private_rows, qubit_state
 
 
 class SpinWave(StatePreparation):
@@ -31,6 +31,10 @@ class SpinWave(StatePreparation):
 
     def instances(self, split):
         return [{"n": n, "k": k} for n, k in (self.TEST if split == "test" else self.FEWSHOT)]
+
+    def private_instances(self):
+        """Per row: the row's n, a random momentum 0 <= k <= n - 1."""
+        return private_rows(self, lambda rng, p: {"n": p["n"], "k": int(rng.integers(0, p["n"]))})
 
     def describe(self, params):
         n, k = params["n"], params["k"]

@@ -14,23 +14,29 @@ gates on the target (H Z H = X).
 Shared with the suite's other modules:
 
 * `GateDecomposition`: the base class.  A problem lists its instances (`TEST`,
-  `FEWSHOT`), the arguments of `build_circuit` (`arguments`; the Python prompts say
-  that they receive the instance), its gate set (`gates`, `limits`), the gate it asks
+  `FEWSHOT`; a private split draws one per `TEST` row with `draw`, by default the row's
+  qubits relabeled by a random permutation of range(n)), the arguments of
+  `build_circuit` (`arguments`; the Python prompts say that they receive the
+  instance), its gate set (`gates`, `limits`), the gate it asks
   for (`matrix(params)` over the qubits `acts_on(params)`), the QASM canonical's gates
   (`steps(params)`) and the Python canonicals (`code`);
 * `embed`: a k-qubit matrix on chosen qubits of an n-qubit register, in a
   framework's bitstring basis; `controlled`, `pi_text`, `pi_value`, `PAULI`;
+* `random_angle`: a rational multiple of pi drawn like those of a table column;
 * `gate_line` / `ccz_lines`: one gate in each framework's syntax, and the CCZ circuit
   as Python lines (used by the Toffoli, CCZ and Fredkin canonicals).
 """
 from __future__ import annotations
 
+from fractions import Fraction
+from math import ceil, floor, gcd
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, unitary_checked
+from . import QASM_HEADER, Problem, seeded_rng, unitary_checked
 
 ONE_QUBIT_CX = ("1q", "cx")
+QUBIT_KEYS = {"control", "controls", "target", "pair", "qubits"}   # instance qubit indices
 PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
          "Z": np.diag([1, -1])}
 
@@ -74,6 +80,16 @@ def controlled(u, controls: int = 1) -> np.ndarray:
 def rotation(axis: str, theta: float) -> np.ndarray:
     """R_axis(theta) = exp(-i theta P / 2) for P = X, Y or Z."""
     return np.cos(theta / 2) * np.eye(2) - 1j * np.sin(theta / 2) * PAULI[axis.upper()]
+
+
+def random_angle(rng, column) -> list[int]:
+    """[num, den] (num * pi / den) drawn like the angles `column` of a table: den one of
+    theirs, num / den nonzero, in lowest terms and within their range."""
+    values = [Fraction(*frac) for frac in column]
+    den = int(rng.choice(sorted({f.denominator for f in values})))
+    nums = [k for k in range(ceil(min(values) * den), floor(max(values) * den) + 1)
+            if k and gcd(k, den) == 1]
+    return [int(rng.choice(nums)), den]
 
 
 # --- gates as code ---------------------------------------------------------------------------
@@ -137,6 +153,20 @@ class GateDecomposition(Problem):
 
     def instances(self, split):
         return [dict(p) for p in (self.TEST if split == "test" else self.FEWSHOT)]
+
+    def private_instances(self):
+        return [self.draw(dict(row), seeded_rng(self.slug, "private", i))
+                for i, row in enumerate(self.TEST)]
+
+    def draw(self, params, rng) -> dict:
+        """A private instance like the table row `params`: its qubits (QUBIT_KEYS) relabeled
+        by a random permutation of range(n), so distinct qubits stay distinct.  Subclasses
+        also draw the row's other parameters."""
+        perm = [int(q) for q in rng.permutation(params["n"])]
+        for key in QUBIT_KEYS & params.keys():
+            value = params[key]
+            params[key] = [perm[q] for q in value] if isinstance(value, list) else perm[value]
+        return params
 
     def gate_set_for(self, params):
         return {"gates": list(self.gates), **self.limits}

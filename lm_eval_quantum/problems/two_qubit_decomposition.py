@@ -27,17 +27,17 @@ import textwrap
 
 import numpy as np
 
-from . import seeded_rng
 from .toffoli_decomposition import embed, rotation
-from .zyz_decomposition import PrintedUnitary
+from .zyz_decomposition import PrintedUnitary, unitary_rng
 
 LAYERS = 4
 CNOTS = ((0, 1), (1, 0), (0, 1))
 
 
-def generating_steps(seed: int) -> list[tuple]:
-    """The random circuit of instance `seed` as (gate, qubits, angle) steps."""
-    rng = seeded_rng("two_qubit_decomposition", seed)
+def generating_steps(seed: int | None, entropy: int | None = None) -> list[tuple]:
+    """The random circuit of instance `seed` (or private `entropy`) as (gate, qubits, angle)
+    steps."""
+    rng = unitary_rng("two_qubit_decomposition", seed, entropy)
     steps = []
     for layer in range(LAYERS):
         for q in (0, 1):
@@ -49,11 +49,11 @@ def generating_steps(seed: int) -> list[tuple]:
 
 
 @functools.lru_cache(maxsize=64)
-def random_unitary(seed: int) -> np.ndarray:
-    """U of instance `seed`, big-endian over (qubit 0, qubit 1)."""
+def random_unitary(seed: int | None, entropy: int | None = None) -> np.ndarray:
+    """U of instance `seed` (or private `entropy`), big-endian over (qubit 0, qubit 1)."""
     u = np.eye(4, dtype=complex)
     cx = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
-    for gate, qubits, *angle in generating_steps(seed):
+    for gate, qubits, *angle in generating_steps(seed, entropy):
         if gate == "cx":
             step = embed(2, "cirq", qubits, cx)   # cirq's basis = big-endian over (0, 1)
         else:
@@ -87,7 +87,7 @@ class TwoQubitDecomposition(PrintedUnitary):
         return [0, 1]
 
     def steps(self, params):
-        return generating_steps(params["seed"])
+        return generating_steps(params.get("seed"), params.get("entropy"))
 
     code = {
         "qiskit": '''\

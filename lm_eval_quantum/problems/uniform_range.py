@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from . import ellipsis_list
-from .bell_state import StatePreparation
+from .bell_state import StatePreparation, private_rows
 
 
 def range_rotations(m: int) -> list[tuple[int, float, list[int]]]:
@@ -53,6 +53,14 @@ class UniformRange(StatePreparation):
     def instances(self, split):
         return [{"n": (m - 1).bit_length(), "m": m}
                 for m in (self.TEST if split == "test" else self.FEWSHOT)]
+
+    def private_instances(self):
+        """Per row: a random M <= 30, not a power of two, on the row's n qubits (n = 2: M = 3)."""
+        def draw(rng, p):
+            n = p["n"]
+            return {"n": n, "m": int(rng.integers(2 ** (n - 1) + 1, min(2**n, 31)))}
+
+        return private_rows(self, draw)
 
     def describe(self, params):
         n, m = params["n"], params["m"]

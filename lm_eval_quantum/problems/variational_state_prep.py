@@ -128,9 +128,12 @@ def format_coefficient(re: int, im: int) -> str:
 
 @functools.cache
 def _instance(split: str, n: int, kind: str) -> str:
-    """The first seeded coefficient vector with >= 3 nonzero entries (a complex one for
-    the complex kind) whose best product state stays below MAX_PRODUCT_FIDELITY."""
-    rng = seeded_rng("variational_state_prep", split, n, kind)
+    return draw_instance(n, kind, seeded_rng("variational_state_prep", split, n, kind))
+
+
+def draw_instance(n: int, kind: str, rng) -> str:
+    """The first coefficient vector drawn by `rng` with >= 3 nonzero entries (a complex
+    one for the complex kind) whose best product state stays below MAX_PRODUCT_FIDELITY."""
     while True:
         re = rng.integers(-3, 4, 2**n)
         im = rng.integers(-3, 4, 2**n) if kind == "complex" else np.zeros(2**n, dtype=int)
@@ -149,6 +152,11 @@ class VariationalStatePrep(Trainable):
 
     def instances(self, split):
         return [json.loads(_instance(split, n, kind)) for n, kind in KINDS[split]]
+
+    def private_instances(self):
+        """Per test row: a new seeded coefficient vector of the row's size and kind."""
+        return [json.loads(draw_instance(n, kind, seeded_rng(self.slug, "private", i)))
+                for i, (n, kind) in enumerate(KINDS["test"])]
 
     def signature(self, framework, params):
         return "build_circuit(amplitudes: list[list[int]])"

@@ -57,8 +57,12 @@ def doubled_steps(x, theta):
 
 @functools.cache
 def _instance(split: str, index: int) -> str:
-    n, size = SIZES[split][index]
-    rng = seeded_rng("vqc_regression", split, index)
+    return draw_instance(*SIZES[split][index], seeded_rng("vqc_regression", split, index))
+
+
+def draw_instance(n: int, size: int, rng) -> str:
+    """The params (JSON) of one instance (n qubits, `size` points): the first draw of
+    `rng` whose targets spread and whose trained canonical fits every target."""
 
     def draw(low, high):
         return round(float(rng.uniform(low, high)), 2)
@@ -111,6 +115,11 @@ class VQCRegression(Behaviour):
 
     def instances(self, split):
         return [json.loads(_instance(split, i)) for i in range(len(SIZES[split]))]
+
+    def private_instances(self):
+        """Per test row: a new seeded draw of f and points of the row's family and size."""
+        return [json.loads(draw_instance(n, size, seeded_rng(self.slug, "private", i)))
+                for i, (n, size) in enumerate(SIZES["test"])]
 
     def statement(self, params):
         from .. import thresholds as th

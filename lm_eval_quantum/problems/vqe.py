@@ -127,6 +127,13 @@ class VQE(Computed, Problem):
 
         return [json.loads(_instance(model, n, split)) for model, n in SIZES[split]]
 
+    def private_instances(self):
+        """The same models and sizes, drawn past the cache (the secret moves the draws)."""
+        import json
+
+        return [json.loads(_instance.__wrapped__(model, n, "private"))
+                for model, n in SIZES["test"]]
+
     def signature(self, framework, params):
         return "build_circuit(n: int, terms: list)"
 

@@ -14,8 +14,11 @@ arguments by pi, i.e. a by 2 pi: a global phase.  When a row entry vanishes its
 argument is 0 and only the sum or difference that matters is determined.  The QASM
 canonical writes the angles computed the same way (12 decimals).
 
-Also shared with `two_qubit_decomposition`: `matrix_text` (the printed matrix) and
-`printed_parts` (the printed entries as the Python arguments).
+Also shared with `two_qubit_decomposition`: `matrix_text` (the printed matrix),
+`printed_parts` (the printed entries as the Python arguments) and `unitary_rng`.
+
+Private split: each instance carries its own `entropy` (63 bits drawn under the secret)
+in place of the table's seed, since the judge rebuilds U from the params without it.
 """
 from __future__ import annotations
 
@@ -61,9 +64,15 @@ def printed_parts(u) -> tuple[list, list]:
             [[round(float(z.imag), 12) for z in row] for row in u])
 
 
+def unitary_rng(slug: str, seed: int | None, entropy: int | None):
+    """The generator of a random U: seeded_rng(slug, seed) for a table seed, else a private
+    instance's `entropy`, which rebuilds U without the secret (as the judge must)."""
+    return seeded_rng(slug, seed) if entropy is None else np.random.default_rng(entropy)
+
+
 @functools.lru_cache(maxsize=64)
-def random_unitary(seed: int) -> np.ndarray:
-    rng = seeded_rng("zyz_decomposition", seed)
+def random_unitary(seed: int | None, entropy: int | None = None) -> np.ndarray:
+    rng = unitary_rng("zyz_decomposition", seed, entropy)
     quaternion = rng.normal(size=4)
     a, b, c, d = quaternion / np.linalg.norm(quaternion)
     phase = np.exp(1j * rng.uniform(0, 2 * np.pi))
@@ -75,7 +84,7 @@ def random_unitary(seed: int) -> np.ndarray:
 class PrintedUnitary(GateDecomposition):
     """A decomposition of the seeded unitary U printed in the prompt; build_circuit
     receives its printed real and imaginary parts.  Subclasses define
-    `random_unitary(seed)` (as a staticmethod) and `acts_on`."""
+    `random_unitary(seed, entropy)` (as a staticmethod) and `acts_on`."""
 
     arguments = (("u_real", "list[list[float]]"), ("u_imag", "list[list[float]]"))
     argument_note = ("They are the lists of rows of the real and imaginary parts of U: the entry "
@@ -83,17 +92,23 @@ class PrintedUnitary(GateDecomposition):
                      "values.")
     fixed_width = True   # the size of U is the problem
 
+    def unitary(self, params) -> np.ndarray:
+        return self.random_unitary(params.get("seed"), params.get("entropy"))
+
+    def draw(self, params, rng):
+        return {"n": params["n"], "entropy": int(rng.integers(2**63))}
+
     def entry_args(self, params):
-        return list(printed_parts(self.random_unitary(params["seed"])))
+        return list(printed_parts(self.unitary(params)))
 
     def call_args_text(self, params):
         return ["u_real", "u_imag"]     # the printed matrix, not repeated
 
     def matrix(self, params):
-        return self.random_unitary(params["seed"])
+        return self.unitary(params)
 
     def matrix_text(self, params) -> str:
-        return matrix_text(self.random_unitary(params["seed"]))
+        return matrix_text(self.unitary(params))
 
 
 class ZYZDecomposition(PrintedUnitary):
@@ -122,7 +137,7 @@ class ZYZDecomposition(PrintedUnitary):
         return [0]
 
     def steps(self, params):
-        re, im = printed_parts(random_unitary(params["seed"]))
+        re, im = printed_parts(self.unitary(params))
         a, b, c = zyz_angles([[complex(x, y) for x, y in zip(r, i)] for r, i in zip(re, im)])
         return [("rz", [0], f"{c:.12f}"), ("ry", [0], f"{b:.12f}"), ("rz", [0], f"{a:.12f}")]
 
