@@ -144,7 +144,7 @@ def render(summary: dict, paths: dict | None = None) -> str:
              *(_row(r, width) for r in summary["suites"]),
              _row(summary["overall"], width)]
     if summary["slowest"]:
-        lines.append("  slowest scoring: " + ", ".join(f"{task} {seconds:.1f} s"
+        lines.append("  slowest scoring: " + ", ".join(f"{task} {seconds:.{1 if seconds >= 1 else 2}f} s"
                                                        for task, seconds in summary["slowest"]))
     for label, where in (paths or {}).items():
         if where:

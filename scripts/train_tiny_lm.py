@@ -28,7 +28,7 @@ The loss covers the whole sequence; context tokens are down-weighted by
 
 Usage::
 
-    python scripts/train_tiny_lm.py                       # real data, default out dir
+    python scripts/train_tiny_lm.py                       # the shipped model, default out dir
     python scripts/train_tiny_lm.py --data-glob '/tmp/x/*.jsonl' --out /tmp/tiny --steps 100
 """
 from __future__ import annotations
@@ -47,7 +47,16 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA_GLOB = str(REPO / "lm_eval_quantum" / "data" / "**" / "*.jsonl")
+# The shipped model's data: the public test and few-shot docs of 15 OpenQASM problems, so
+# that the README's main job shows scores that differ.  It memorises them on purpose: a demo
+# of the pipeline, not of a model (on a private split, lm_eval_quantum.splits, it scores
+# about nothing; bell_state, ghz and swap_from_cx are left out for tests/test_training.py).
+SHIPPED_PROBLEMS = ("bernstein_vazirani", "bv_explicit", "cat_state_phase", "ccz_decomposition",
+                    "controlled_h", "deutsch_jozsa", "dj_explicit", "iswap_decomposition",
+                    "pauli_rotation", "product_state", "qft", "random_number_generator",
+                    "teleportation", "toffoli_decomposition", "w_state")
+DEFAULT_DATA_GLOB = ",".join(str(REPO / "lm_eval_quantum" / "data" / f"qasm_{p}.jsonl")
+                             for p in SHIPPED_PROBLEMS)
 DEFAULT_OUT = str(REPO / "lm_eval_quantum" / "tiny_model")
 
 BOS = "<|bos|>"
@@ -95,7 +104,8 @@ def maybe_delimit(prefix: str, suffix: str, delimiter: str = " ") -> str:
 
 
 def load_records(pattern: str) -> tuple[list[dict], list[str]]:
-    files = sorted(set(glob.glob(pattern, recursive=True)))
+    """Records of the files matching `pattern` (comma-separated globs)."""
+    files = sorted({f for part in pattern.split(",") for f in glob.glob(part.strip(), recursive=True)})
     records = []
     for f in files:
         with open(f, encoding="utf-8") as fh:
@@ -266,10 +276,11 @@ def extend_positions(out: Path, n_positions: int, seed: int) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-glob", default=DEFAULT_DATA_GLOB,
-                    help="JSONL files with prompt/canonical[/prefill] (recursive ** allowed)")
+                    help="JSONL files with prompt/canonical[/prefill]: comma-separated globs "
+                         "(recursive ** allowed; default: the shipped model's data)")
     ap.add_argument("--out", default=DEFAULT_OUT, help="checkpoint directory (replaced)")
-    ap.add_argument("--steps", type=int, default=500,
-                    help="optimizer steps (default: ~5 min on 2 idle CPU cores)")
+    ap.add_argument("--steps", type=int, default=1500,
+                    help="optimizer steps (default: ~13 min on 2 idle CPU cores)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -279,7 +290,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-positions", type=int, default=16384,
                     help="context length: the longest prompt plus the largest answer budget")
-    ap.add_argument("--max-len", type=int, default=1024, help="training sequence length cap (tokens)")
+    ap.add_argument("--max-len", type=int, default=1536, help="training sequence length cap (tokens)")
     ap.add_argument("--context-weight", type=float, default=0.2,
                     help="loss weight of context (prompt) tokens; answer tokens weigh 1")
     ap.add_argument("--no-chat", action="store_true", help="do not add chat-formatted examples")
