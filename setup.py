@@ -4,14 +4,14 @@ Adds to what setuptools builds from pyproject.toml:
 
 * ``task_configs/`` (repository root) -> ``lm_eval_quantum/task_configs/`` in the wheel;
 * the start-up hook that lets plain ``lm_eval`` find the pack (see
-  ``lm_eval_quantum/_pth_hook.py``), installed into site-packages as
+  ``lm_eval_quantum/lmeval/_pth_hook.py``), installed into site-packages as
   ``lm_eval_quantum_hook.pth`` + ``_lm_eval_quantum_hook.py``:
     - wheel (``pip install .``): both files are written into ``build_lib``'s root;
     - editable (``pip install -e .``): both are written into the root of the editable
-      wheel.  ``_lm_eval_quantum_hook.py`` is a *copy* of ``lm_eval_quantum/_pth_hook.py``
+      wheel.  ``_lm_eval_quantum_hook.py`` is a *copy* of ``lm_eval_quantum/lmeval/_pth_hook.py``
       (so pip byte-compiles it and start-up stays ~0.2 ms even under
       PYTHONDONTWRITEBYTECODE); after editing that file, reinstall.  The patching
-      logic itself lives in ``lm_eval_quantum/registration.py`` and is live-edited.
+      logic itself lives in ``lm_eval_quantum/lmeval/registration.py`` and is live-edited.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py as _build_py
 
 ROOT = Path(__file__).resolve().parent
-HOOK_SRC = ROOT / "lm_eval_quantum" / "_pth_hook.py"
+HOOK_SRC = ROOT / "lm_eval_quantum" / "lmeval" / "_pth_hook.py"
 TASKS_SRC = ROOT / "task_configs"
 PACKAGE = "lm_eval_quantum"
 HOOK_MODULE = "_lm_eval_quantum_hook"

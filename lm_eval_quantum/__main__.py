@@ -1,4 +1,4 @@
-"""python -m lm_eval_quantum COMMAND
+"""lm-eval-quantum COMMAND  (the same as python -m lm_eval_quantum COMMAND)
 
   tasks-dir              print the directory of the task YAMLs (for --include_path)
   list [PATTERN] [--groups] [--tags] [--framework F] [--suite S] [--variant V]
@@ -28,6 +28,9 @@
                          '{"data_path": "DIR"}'; --compare prints public vs private statistics
   verify DIR [--out FILE] [--isolation L] [--min-isolation L]
                          re-score a submission's lm-eval samples here; exit 1 on any difference
+
+Anything else is lm-eval's command line with the pack registered (lmeval/cli.py): run, ls,
+validate, or a bare `--tasks ...` (read as run); `lm-eval-quantum run -h` lists its options.
 """
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ MODULE_COMMANDS = {
     "leaderboard": "tables, plots and a page over many models",
     "private-split": "draw a private test split from a secret (leaderboards)",
 }
-MODULES = {"private-split": "splits"}     # a command's module when the names differ
+MODULES = {"private-split": "splits", "repair": "lmeval.repair", "verify": "lmeval.verify",
+           "leaderboard": "report.leaderboard"}     # the module of each such command
 
 
 def _module(command: str):
@@ -51,13 +55,26 @@ def _module(command: str):
 
 
 def _isolation_flags(args) -> None:
-    from .cli import take_isolation_flags
+    from lm_eval_quantum.sandbox.isolation import take_isolation_flags
 
     take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
                           (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
 
 
-def main(argv=None, prog: str = "python -m lm_eval_quantum") -> int:
+# The pack's own commands; anything else is lm-eval's command line with the pack
+# (lmeval/cli.py: run, ls, validate, or a bare `--tasks ...` read as run).
+PACK_COMMANDS = ("list", "doctor", "tasks-dir", "tiny-model", "selfcheck", "repair", "verify",
+                 "leaderboard", "private-split")
+
+
+def main(argv=None, prog: str = "lm-eval-quantum") -> int:
+    """``lm-eval-quantum`` and ``python -m lm_eval_quantum``: one command line."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if (argv[0] if argv else None) not in (*PACK_COMMANDS, "-h", "--help"):
+        from .lmeval.cli import main as lm_eval_main
+
+        lm_eval_main(argv, pack_commands=PACK_COMMANDS)
+        return 0
     parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -93,7 +110,7 @@ def main(argv=None, prog: str = "python -m lm_eval_quantum") -> int:
     if args.command in MODULE_COMMANDS:
         return _module(args.command).main(args)
     if args.command == "tasks-dir":
-        from .registration import tasks_dir
+        from lm_eval_quantum.lmeval.registration import tasks_dir
 
         print(tasks_dir())
     elif args.command == "list":
@@ -112,7 +129,7 @@ def main(argv=None, prog: str = "python -m lm_eval_quantum") -> int:
         if args.seeds < 1:
             parser.error("--seeds must be at least 1")
         if args.mutants:
-            from .mutation import main as mutation_selfcheck
+            from lm_eval_quantum.problems.debugging.mutation import main as mutation_selfcheck
 
             return mutation_selfcheck(args.tasks.split(","), per_operator=args.per_operator,
                                       max_docs=args.max_docs)
@@ -120,7 +137,7 @@ def main(argv=None, prog: str = "python -m lm_eval_quantum") -> int:
 
         return selfcheck(args.tasks, seeds=args.seeds)
     elif args.command == "tiny-model":
-        from .models import tiny_model_path
+        from lm_eval_quantum.lmeval.models import tiny_model_path
 
         print(tiny_model_path())
     return 0

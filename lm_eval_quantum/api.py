@@ -1,14 +1,14 @@
 """The stable Python API (also used by RL reward code and the tests)."""
 from __future__ import annotations
 
-from .tasks import read_docs, task_table
+from lm_eval_quantum.lmeval.tasks import read_docs, task_table
 
 
 def list_tasks(pattern: str = "quantum_*") -> list[str]:
     """The task names `--tasks PATTERN` selects (comma-separated shell patterns): a glob
     such as 'quantum_qasm_*' selects the plain tasks, 'quantum_qasm_*_sampled' a variant
-    (lm_eval_quantum.selection)."""
-    from .selection import match
+    (lm_eval_quantum.lmeval.selection)."""
+    from lm_eval_quantum.lmeval.selection import match
 
     return match([p for p in pattern.split(",") if p], task_table())
 
@@ -35,7 +35,7 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
     :class:`~lm_eval_quantum.sandbox.SandboxPool` to run them in (default: the
     shared pool configured from the environment).
     """
-    from .extract import with_prefill
+    from lm_eval_quantum.judge.extract import with_prefill
     from .problems import get_problem
     from .scoring import score_samples
 
@@ -44,7 +44,7 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
         raise ValueError(f"{task} is a perplexity task; there is nothing to execute")
     if get_problem(info.problem).check == "label":
         raise ValueError(f"{task} is answered with a line number or a bug category, not code; "
-                         "lm_eval_quantum.metrics.process_label_results scores it")
+                         "lm_eval_quantum.lmeval.metrics.process_label_results scores it")
     if isinstance(doc, int):
         doc = load_docs(task)[doc]
     if isinstance(responses, str):

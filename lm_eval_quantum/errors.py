@@ -2,7 +2,7 @@
 
 Used in two places:
 
-* the ``lm-eval-quantum`` wrapper (:mod:`lm_eval_quantum.cli`) checks ``--tasks``,
+* the ``lm-eval-quantum`` wrapper (:mod:`lm_eval_quantum.lmeval.cli`) checks ``--tasks``,
   ``--limit``, the model's packages and the frameworks *before* lm-eval starts, and turns
   the same errors into one line if lm-eval raises them anyway;
 * plain ``lm_eval``: :func:`install_excepthook` (installed by the start-up hook when

@@ -10,7 +10,7 @@
   the tasks of that framework, suite or variant (and count groups and tags over them).
 
 When nothing matches, one line on stderr says so and suggests close names (exit status 1).
-Names come from :mod:`lm_eval_quantum.tasks` (the table the task YAMLs are rendered from);
+Names come from :mod:`lm_eval_quantum.lmeval.tasks` (the table the task YAMLs are rendered from);
 nothing here imports lm-eval or a quantum framework.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import selection
-from .selection import is_glob
+from lm_eval_quantum.lmeval import selection
+from lm_eval_quantum.lmeval.selection import is_glob
 
 VARIANTS = ("greedy", "sampled", "prefill", "ppl")     # "greedy" is the variant without a suffix
 
@@ -42,7 +42,7 @@ class Catalogue:
     @classmethod
     def load(cls) -> "Catalogue":
         from .problems import get_problem
-        from .tasks import task_table
+        from lm_eval_quantum.lmeval.tasks import task_table
 
         cat = cls()
         for name, info in task_table().items():
@@ -71,14 +71,14 @@ class Catalogue:
 
     @cached_property
     def groups(self) -> dict[str, list[str]]:
-        from .tasks import group_configs
+        from lm_eval_quantum.lmeval.tasks import group_configs
 
         return {name: list(cfg["task"]) for name, cfg in group_configs().items()}
 
     @cached_property
     def tags(self) -> dict[str, list[str]]:
         """Tag -> tasks, from each task's own config (``tag`` of :func:`tasks.task_config`)."""
-        from .tasks import task_config, task_table
+        from lm_eval_quantum.lmeval.tasks import task_config, task_table
 
         out: dict[str, list[str]] = {}
         for name, info in sorted(task_table().items()):
@@ -94,7 +94,7 @@ class Catalogue:
 
     @property
     def suites(self) -> list[str]:
-        from .tasks import SUITES
+        from lm_eval_quantum.lmeval.tasks import SUITES
 
         return list(SUITES)
 
@@ -106,7 +106,7 @@ class Catalogue:
 # --- matching ---------------------------------------------------------------------------
 def match(pattern: str, names) -> list[str]:
     """Names any of the comma-separated shell patterns selects, as `--tasks` does: a glob
-    leaves out the variant tasks it does not name (lm_eval_quantum.selection)."""
+    leaves out the variant tasks it does not name (lm_eval_quantum.lmeval.selection)."""
     patterns = [p.strip() for p in pattern.split(",") if p.strip()]
     return selection.match(patterns, names)
 

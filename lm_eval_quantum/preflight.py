@@ -1,6 +1,6 @@
 """Preflight: prove, before the model runs, that this run's answers can be scored.
 
-lm-eval builds every task (and so calls :func:`lm_eval_quantum.metrics.load_task_dataset`)
+lm-eval builds every task (and so calls :func:`lm_eval_quantum.lmeval.metrics.load_task_dataset`)
 before it asks the model anything; the first executing task of each framework calls
 :func:`check` there.  It
 
@@ -128,7 +128,7 @@ def _first_cause(exc: Exception) -> str:
 
 def _score_probe(framework: str, pool) -> dict:
     from .scoring import score_samples
-    from .tasks import read_docs
+    from lm_eval_quantum.lmeval.tasks import read_docs
 
     doc = read_docs(f"{framework}_{PROBE_PROBLEM}", "test")[0]
     return score_samples([(doc, doc["canonical"], 0)], progress=False, pool=pool)[0]

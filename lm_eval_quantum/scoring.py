@@ -2,39 +2,17 @@
 pool in parallel, and let the trusted judge grade each artifact."""
 from __future__ import annotations
 
-import functools
 import json
 
-from .extract import extract_sources
+from lm_eval_quantum.judge.extract import extract_sources
 from .judge.checks import Session, empty_verdict
+from .problems import reference
 from .judge.grading import SEED_FREE_KINDS
-from .tasks import DATA_DIR
 from .thresholds import MAX_RESPONSE_CHARS, SandboxLimits, limits_from_env
 
-COST_FILE = DATA_DIR / "canonical_cost.json"
-
-
-@functools.lru_cache(maxsize=1)
-def _cost_file() -> dict:
-    try:
-        return json.loads(COST_FILE.read_text())
-    except FileNotFoundError:
-        return {}
-
-
-def canonical_costs() -> dict:
-    """{data file: {"cpu_seconds": slowest canonical, ...}} (scripts/calibrate_limits.py)."""
-    return _cost_file().get("tasks", {})
-
-
-def canonical_stats(doc: dict) -> dict:
-    """The canonical answer's gate_count, depth, two_qubit_gates, shots_used and
-    (median) cpu_seconds for this doc, as measured by scripts/calibrate_limits.py;
-    {} for a doc that was not measured, or of a private split (another doc has its id)."""
-    if doc.get("data_split"):
-        return {}
-    docs = _cost_file().get("docs", {}).get(f"{doc['framework']}_{doc['problem']}", {})
-    return docs.get(str(doc["doc_id"]), {})
+def session_for(doc: dict, sample_index: int = 0) -> Session:
+    """The judge's session for one sample of `doc`, with the doc's `Reference`."""
+    return Session(doc, sample_index, reference=reference(doc))
 
 
 def doc_limits(doc: dict) -> SandboxLimits:
@@ -60,7 +38,7 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
     ``_prefill`` tasks it starts in the prefill); samples files log it as ``code_span``
     into the response where the response holds it verbatim (metrics.compact_sample).
     `progress`: a progress bar of this call (True), none (False), or a bar shared by the
-    run (:func:`lm_eval_quantum.console.progress`).  `pool` is a
+    run (:func:`lm_eval_quantum.lmeval.console.progress`).  `pool` is a
     :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the process-wide pool
     configured from the environment)."""
     from .sandbox import get_pool
@@ -73,7 +51,7 @@ def score_samples(items, progress=True, pool=None) -> list[dict]:
         if not isinstance(text, str):      # a re-scored submission may hold anything
             verdicts[i] = empty_verdict("no_code", f"the response is not text but {type(text).__name__}")
             continue
-        session = Session(doc, sample_index)
+        session = session_for(doc, sample_index)
         if session.spec["kind"] in SEED_FREE_KINDS:
             key = (doc["problem"], doc["framework"], doc["params"], doc["check"], text)
             if key in first:

@@ -12,7 +12,7 @@ import time
 from .api import load_docs
 from .problems import get_problem
 from .scoring import score_samples
-from .tasks import resolve, task_table
+from lm_eval_quantum.lmeval.tasks import resolve, task_table
 
 
 def canonical_response(doc: dict, variant: str) -> str:
@@ -30,7 +30,7 @@ def run_selfcheck(pattern: str = "quantum_*", progress: bool = True, seeds: int 
     and `_prefill` tasks of one problem - are run once and share the verdict.
     Returns (rows per task, failures, elapsed seconds, unique samples run).
     """
-    from .extract import with_prefill
+    from lm_eval_quantum.judge.extract import with_prefill
 
     table = task_table()
     # nothing runs for perplexity tasks, nor for the debugging label tasks (a line number

@@ -107,7 +107,7 @@ def build(secret: bytes, out: Path, slugs=None, progress=print) -> dict:
     to `out`; return its manifest."""
     from . import __version__
     from .problems import PROBLEM_MODULES, get_problem
-    from .tasks import read_docs
+    from lm_eval_quantum.lmeval.tasks import read_docs
 
     name = split_name(secret)
     out.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,7 @@ def manifest(data_path) -> dict:
 def data_dir(data_path, data_file: str) -> Path:
     """The directory to read `data_file`'s docs from: the shipped data, or a checked
     private split that has them."""
-    from .tasks import DATA_DIR
+    from lm_eval_quantum.lmeval.tasks import DATA_DIR
 
     if data_path in (None, ""):
         return DATA_DIR
@@ -184,7 +184,7 @@ def _gate_lines(canonical: str) -> int:
 
 
 def _test_docs(directory: Path, problem) -> list[dict]:
-    from .tasks import read_docs
+    from lm_eval_quantum.lmeval.tasks import read_docs
 
     return read_docs(f"{problem.frameworks[0]}_{problem.slug}", "test", directory)
 
@@ -210,7 +210,7 @@ def statistics_by_suite(directory: Path, slugs) -> dict[str, dict[str, float]]:
 def new_docs(directory: Path, slugs) -> dict[str, tuple[int, int]]:
     """{suite: (private test docs that differ from the public doc of their id, all)}."""
     from .problems import get_problem
-    from .tasks import DATA_DIR
+    from lm_eval_quantum.lmeval.tasks import DATA_DIR
 
     out = defaultdict(lambda: [0, 0])
     for problem in map(get_problem, slugs):
@@ -225,7 +225,7 @@ def new_docs(directory: Path, slugs) -> dict[str, tuple[int, int]]:
 
 def compare(private: Path) -> str:
     """The public and the private split's canonical statistics, side by side."""
-    from .tasks import DATA_DIR
+    from lm_eval_quantum.lmeval.tasks import DATA_DIR
 
     found = manifest(private)
     slugs = sorted(found["problem_versions"])

@@ -109,7 +109,7 @@ VARIATIONAL_TOLERANCE = 0.01
 # this small moves no verdict beyond the judge's own float slack.  Canonicals whose
 # numbers differ by more (an angle written +pi instead of -pi, trained weights
 # rounded the other way) are compared by their simulated states or unitaries
-# instead, within STATE_FIDELITY_EPS / PROCESS_FIDELITY_EPS (lm_eval_quantum.datacheck).
+# instead, within STATE_FIDELITY_EPS / PROCESS_FIDELITY_EPS (lm_eval_quantum.problems.datacheck).
 REBUILD_NUMBER_TOL = 1e-9
 
 # --- judge: size caps checked before any simulation ----------------------------
@@ -270,7 +270,7 @@ def limits_from_env(base: SandboxLimits | None = None, **overrides) -> SandboxLi
 PASS_AT_K = (1, 5, 10)            # emitted only for k <= n samples per doc
 SAMPLED_REPEATS = 10              # QuanBench: n = 10 samples per task
 SAMPLED_TEMPERATURE = 0.8         # QuanBench's best-performing temperature
-# Leaderboard (lm_eval_quantum.leaderboard): the confidence level of the intervals it
+# Leaderboard (lm_eval_quantum.report.leaderboard): the confidence level of the intervals it
 # shows (Wilson score intervals on each task-weighted mean, with Kish's effective
 # number of docs); 95% is what labs publish.
 LEADERBOARD_CONFIDENCE = 0.95
@@ -300,7 +300,7 @@ ANSWER_TOKENS_STEP = 256
 ANSWER_TOKENS_FLOOR = 256
 PREFILL_STOP = "```"
 
-# The console of an `lm_eval` run of the pack (lm_eval_quantum/console.py, summary.py).
+# The console of an `lm_eval` run of the pack (lm_eval_quantum/lmeval/console.py, summary.py).
 # The end-of-run summary gives pass@1 with a Wilson score interval at
 # LEADERBOARD_CONFIDENCE, counting samples as independent trials, and names the
 # SUMMARY_SLOWEST tasks by scoring wall time.  A warning repeated per task is shown once,

@@ -26,8 +26,8 @@ def main() -> int:
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    from lm_eval_quantum.models import tiny_model_path
-    from lm_eval_quantum.tasks import read_docs, task_config, task_table
+    from lm_eval_quantum.lmeval.models import tiny_model_path
+    from lm_eval_quantum.lmeval.tasks import read_docs, task_config, task_table
 
     torch.set_num_threads(1)
     lm = HFLM(pretrained=tiny_model_path(), device="cpu", batch_size=1)

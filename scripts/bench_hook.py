@@ -97,7 +97,7 @@ def hook_import_us(python: str, runs: int) -> float:
 def bench_cli_startup(python: str, runs: int, task: str) -> dict[str, float]:
     # the same interpreter for both: `lm_eval` vs the `lm-eval-quantum` console script
     plain_cmd = [python, "-m", "lm_eval", "validate", "--tasks", task]
-    ours_cmd = [python, "-m", "lm_eval_quantum.cli", "validate", "--tasks", task]
+    ours_cmd = [python, "-m", "lm_eval_quantum.lmeval.cli", "validate", "--tasks", task]
     env = _env(True)
     _time(ours_cmd, env)  # warm-up (bytecode)
     plain, fast = [], []

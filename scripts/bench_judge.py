@@ -53,9 +53,9 @@ if str(ROOT) not in sys.path:
 from lm_eval_quantum import thresholds as th  # noqa: E402
 from lm_eval_quantum.judge import checks as after_checks  # noqa: E402
 from lm_eval_quantum.judge import simulate  # noqa: E402
-from lm_eval_quantum.problems import get_problem  # noqa: E402
+from lm_eval_quantum.problems import get_problem, reference  # noqa: E402
 from lm_eval_quantum.sandbox.pool import RunResult  # noqa: E402
-from lm_eval_quantum.tasks import read_docs, task_table  # noqa: E402
+from lm_eval_quantum.lmeval.tasks import read_docs, task_table  # noqa: E402
 
 FAMILIES = ("h", "cx_chain", "dense2", "dense3", "dense6")
 FAMILY_WIDTH = {"h": 1, "cx_chain": 2, "dense2": 2, "dense3": 3, "dense6": 6}
@@ -120,7 +120,7 @@ def circuit(n: int, ops: list[dict]) -> dict:
 # --- judging ------------------------------------------------------------------------------
 def judge(checks_module, doc: dict, circ: dict, batch: list | None = None, budget=None):
     """(seconds, category, message, work spent) of one verdict."""
-    session = checks_module.Session(doc)
+    session = checks_module.Session(doc, reference=reference(doc))
     session.artifact = circ
     spec = session.spec
     # algorithm tasks: right answers from the post-processing, so the circuit decides
@@ -176,7 +176,7 @@ def cost_class(doc: dict) -> str:
 
 def canonical(doc: dict) -> tuple[float, float, str]:
     """(seconds, share of the budget, category) of the doc's canonical answer."""
-    from lm_eval_quantum.datacheck import judged_circuits
+    from lm_eval_quantum.problems.datacheck import judged_circuits
 
     circuits = [c for c, _ in judged_circuits(doc)]
     budget = simulate.Budget(math.inf)

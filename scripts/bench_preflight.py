@@ -5,7 +5,7 @@ before the model is asked anything (lm_eval_quantum.preflight).
 Each measurement is a fresh process (so the sandbox starts cold, as in a real run),
 interleaved over the runs:
 
-* ``import``: ``import lm_eval_quantum.metrics`` alone (what loading a task costs anyway);
+* ``import``: ``import lm_eval_quantum.lmeval.metrics`` alone (what loading a task costs anyway);
 * ``sandbox start``: starting the sandbox pool's zygote (frameworks preloaded), which
   the first scored sample would pay anyway; the preflight only moves it earlier;
 * ``preflight 1 fw``: the whole preflight for one framework (the usual single-framework run);
@@ -24,7 +24,7 @@ import sys
 
 GOAL_SECONDS = 10.0
 CASES = {
-    "import": "import lm_eval_quantum.metrics",
+    "import": "import lm_eval_quantum.lmeval.metrics",
     "sandbox start": "from lm_eval_quantum.sandbox import get_pool; get_pool().zygote_info",
     "preflight 1 fw": "from lm_eval_quantum import preflight; preflight.check(['qasm'])",
     "preflight 4 fw": "from lm_eval_quantum import preflight; "

@@ -105,14 +105,14 @@ def mono() -> float:
 def make_jobs(fws: list[str]) -> dict[str, dict]:
     """framework -> {"doc", "job"}: the GHZ task's canonical answer as a sandbox job."""
     from lm_eval_quantum import api
-    from lm_eval_quantum.extract import extract_sources
-    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum.judge.extract import extract_sources
+    from lm_eval_quantum.scoring import session_for
     from lm_eval_quantum.thresholds import limits_from_env
 
     out = {}
     for fw in fws:
         doc = api.load_docs(f"quantum_{fw}_ghz")[0]
-        session = Session(doc)
+        session = session_for(doc)
         sources = extract_sources(doc["canonical"], session.needed_sources())
         out[fw] = {"doc": doc, "job": session.job(sources, limits_from_env())}
     return out
@@ -120,10 +120,10 @@ def make_jobs(fws: list[str]) -> dict[str, dict]:
 
 def grade(doc: dict, messages: list[dict], result=None) -> dict:
     """The judge's verdict on what a method produced (RunResult or a clean exit)."""
-    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum.scoring import session_for
     from lm_eval_quantum.sandbox.pool import RunResult
 
-    session = Session(doc)
+    session = session_for(doc)
     for msg in messages:
         session.on_message(msg)
     return session.verdict(result or RunResult(messages=messages, status="exited", exit_code=0))
@@ -188,7 +188,7 @@ def open_pool(level: str, workers: int):
 
 
 def time_inprocess(job: dict) -> float:
-    from lm_eval_quantum import frameworks
+    from lm_eval_quantum.runtime import adapters as frameworks
 
     ch = ListChannel()
     t = time.perf_counter()
@@ -466,8 +466,8 @@ def replica_main(cfg: dict) -> None:
     import ctypes
     import resource
 
-    from lm_eval_quantum import frameworks
-    from lm_eval_quantum.sandbox import zygote as zmod
+    from lm_eval_quantum.runtime import adapters as frameworks
+    from lm_eval_quantum.runtime import zygote as zmod
 
     reply = os.fdopen(os.dup(1), "w")       # results only; anything printed goes to stderr
     os.dup2(2, 1)
@@ -620,7 +620,7 @@ def confinement_costs(zmod, base: str, n: int) -> dict:
     out: dict = {}
     if not hasattr(zmod, "Confinement"):
         return {"error": "zygote.Confinement not found"}
-    from lm_eval_quantum.sandbox import confine
+    from lm_eval_quantum.runtime import confine
 
     for level in ("bwrap", "kernel"):
         try:
@@ -985,7 +985,7 @@ def main() -> None:
           + "".join(f"; {lv} unavailable: {why}" for lv, why in skipped.items()), flush=True)
 
     jobs = make_jobs(fws)
-    from lm_eval_quantum import frameworks
+    from lm_eval_quantum.runtime import adapters as frameworks
 
     t = time.perf_counter()
     frameworks.preload()              # the in-process floor: frameworks imported once

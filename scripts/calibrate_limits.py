@@ -30,8 +30,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lm_eval_quantum import scoring  # noqa: E402
+from lm_eval_quantum.problems import costs as cost_file  # noqa: E402
 from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem  # noqa: E402
-from lm_eval_quantum.tasks import read_docs  # noqa: E402
+from lm_eval_quantum.lmeval.tasks import read_docs  # noqa: E402
 from lm_eval_quantum.thresholds import sized_limits  # noqa: E402
 
 STATS = ("gate_count", "depth", "two_qubit_gates", "shots_used")
@@ -72,7 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     tasks, docs = measure(args.repeats)
     if args.check:
-        committed = scoring.canonical_costs()
+        committed = cost_file.canonical_costs()
         bad = []
         for key, cost in tasks.items():
             limit = sized_limits(committed.get(key, {}).get("cpu_seconds")).cpu_seconds
@@ -82,14 +83,14 @@ def main() -> None:
         if bad:
             raise SystemExit(f"canonical answers exceed their sized limits: {bad}")
         return
-    scoring.COST_FILE.write_text(json.dumps({
+    cost_file.COST_FILE.write_text(json.dumps({
         "measured": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
         f"{platform.python_implementation()} {platform.python_version()}",
         "repeats": args.repeats, "tasks": tasks, "docs": docs}, indent=1) + "\n")
     for key, cost in tasks.items():
         print(f"{key:32s} slowest {cost['cpu_seconds']:.3f} s  median {cost['median_cpu_seconds']:.3f} s"
               f"  -> cpu limit {sized_limits(cost['cpu_seconds']).cpu_seconds:.1f} s")
-    print(f"wrote {scoring.COST_FILE}")
+    print(f"wrote {cost_file.COST_FILE}")
 
 
 if __name__ == "__main__":

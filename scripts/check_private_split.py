@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem, make_doc  # noqa: E402
 from lm_eval_quantum.scoring import score_samples  # noqa: E402
 from lm_eval_quantum.splits import private_docs  # noqa: E402
-from lm_eval_quantum.tasks import read_docs  # noqa: E402
+from lm_eval_quantum.lmeval.tasks import read_docs  # noqa: E402
 
 SECRETS = (b"check-private-split-secret-one", b"check-private-split-secret-two")
 

@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     docs_by_task = problem_docs(args.slugs, frameworks)
     status = selfcheck(docs_by_task, args.seeds) != 0
     if args.mutants:
-        from lm_eval_quantum.mutation import print_report, run_mutation_selfcheck
+        from lm_eval_quantum.problems.debugging.mutation import print_report, run_mutation_selfcheck
 
         tests = {task: [d for d in docs if d["split"] == "test"] for task, docs in docs_by_task.items()}
         report = run_mutation_selfcheck(seed=0, per_operator=args.per_operator,

@@ -6,7 +6,7 @@ Each CKPT_DIR is a checkpoint (a directory with ``config.json``) or a directory 
 taken from the ``checkpoint-<step>`` name, else from ``trainer_state.json``, else the
 checkpoint's position on the command line.  Each checkpoint is loaded with
 ``AutoModelForCausalLM`` (tokenizer: its own, or ``--tokenizer``) and evaluated with
-:func:`lm_eval_quantum.training.evaluate_model` on the same docs (the first ``--limit``).
+:func:`lm_eval_quantum.lmeval.training.evaluate_model` on the same docs (the first ``--limit``).
 
 Writes to ``--out``: ``metrics.csv`` (one row per checkpoint, one column per
 ``<task>/<metric>``), ``metrics.json`` and one ``<metric>.png`` per metric (one line per
@@ -61,7 +61,7 @@ def evaluate_checkpoints(ckpts, tasks, limit=None, batch_size=1, device=None, to
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from lm_eval_quantum.training import evaluate_model
+    from lm_eval_quantum.lmeval.training import evaluate_model
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     rows = []

@@ -42,7 +42,7 @@ def _answers(task: str, doc: dict, label: bool, mutants: int) -> list[str]:
     if label:
         return [doc["canonical"], "Line 1" if doc["canonical"].strip() != "Line 1" else "Line 2"]
     try:
-        from lm_eval_quantum.mutation import doc_mutants
+        from lm_eval_quantum.problems.debugging.mutation import doc_mutants
 
         found = [m.response for m in doc_mutants(task, doc, per_operator=1)[1:mutants + 1]]
     except Exception:  # noqa: BLE001 - a doc the mutation tool cannot parse: canonical only
@@ -52,9 +52,9 @@ def _answers(task: str, doc: dict, label: bool, mutants: int) -> list[str]:
 
 def fingerprint(pattern: str, mutants: int) -> list[dict]:
     import lm_eval_quantum as lmq
-    from lm_eval_quantum import metrics
+    from lm_eval_quantum.lmeval import metrics
     from lm_eval_quantum.scoring import score_samples
-    from lm_eval_quantum.tasks import resolve, task_table
+    from lm_eval_quantum.lmeval.tasks import resolve, task_table
 
     table = task_table()
     rows, items = [], []

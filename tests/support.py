@@ -106,7 +106,7 @@ def native_circuit(doc, code: str | None = None, args: list | None = None):
     if fw == "qasm":
         from qiskit import qasm3
 
-        from lm_eval_quantum.frameworks.qasm_adapter import CUSTOM_GATES
+        from lm_eval_quantum.runtime.adapters.qasm_adapter import CUSTOM_GATES
 
         text = code.replace('include "customgates.inc";', CUSTOM_GATES)
         return qasm3.loads(text).remove_final_measurements(inplace=False)
@@ -180,7 +180,7 @@ WRONG["phase_estimation"] = {
 WRONG["shor"] = {
     "qasm": ("x q[", "z q["), "qiskit": ("qc.x(t)", "qc.z(t)"), "cirq": ("cirq.X(q[t])", "cirq.Z(q[t])")}
 
-ZYGOTE_MODULE = "lm_eval_quantum.sandbox.zygote"
+ZYGOTE_MODULE = "lm_eval_quantum.runtime.zygote"
 
 
 def proc_table() -> dict[int, tuple[int, str, str, str]]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_quantum.extract import extract_sources
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.judge.extract import extract_sources
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.judge.conventions import convert_artifact
 from lm_eval_quantum.problems import all_problems, make_doc
 from lm_eval_quantum.scoring import doc_limits
-from lm_eval_quantum.tasks import QUANBENCH_SUITES, SUITES, group_configs, group_name
+from lm_eval_quantum.lmeval.tasks import QUANBENCH_SUITES, SUITES, group_configs, group_name
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -26,7 +26,7 @@ def _canonical_runs(docs):
 
     sessions, jobs = [], []
     for doc in docs:
-        session = Session(doc)
+        session = session_for(doc)
         jobs.append(session.job(extract_sources(doc["canonical"], session.needed_sources()),
                                 doc_limits(doc)))
         sessions.append(session)
@@ -36,7 +36,7 @@ def _canonical_runs(docs):
 
 def _regrade(doc, session, result, convert) -> dict:
     """`session`'s circuits (converted) graded by `doc`'s check."""
-    other = Session(doc)
+    other = session_for(doc)
     other.artifact = convert(session.artifact)
     other.batch = {i: convert(c) for i, c in session.batch.items()}
     return other.verdict(result)

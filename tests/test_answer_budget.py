@@ -1,6 +1,6 @@
 """The answer budget: room for a chat model's answer, stops that never cut a program,
-and a budget that always fits the model's context (lm_eval_quantum.tasks.answer_budget,
-lm_eval_quantum.sampling.fit_answer_budget)."""
+and a budget that always fits the model's context (lm_eval_quantum.lmeval.tasks.answer_budget,
+lm_eval_quantum.lmeval.sampling.fit_answer_budget)."""
 import functools
 import glob
 import json
@@ -12,10 +12,10 @@ import types
 
 import pytest
 
-from lm_eval_quantum import sampling
+from lm_eval_quantum.lmeval import sampling
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.models import tiny_model_path
-from lm_eval_quantum.tasks import read_docs, task_config, task_table
+from lm_eval_quantum.lmeval.models import tiny_model_path
+from lm_eval_quantum.lmeval.tasks import read_docs, task_config, task_table
 
 BEFORE = (
     "Here is a complete solution. First the idea: we prepare the registers, apply the required "

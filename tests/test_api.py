@@ -224,9 +224,10 @@ def test_bernstein_vazirani_meters_shots():
 
 def test_limits_are_sized_from_the_canonical_cost(monkeypatch):
     from lm_eval_quantum import scoring, thresholds as th
+    from lm_eval_quantum.problems import costs
 
     doc = _doc("quantum_qiskit_qft")
-    cost = scoring.canonical_costs()["qiskit_qft"]["cpu_seconds"]
+    cost = costs.canonical_costs()["qiskit_qft"]["cpu_seconds"]
     limits = scoring.doc_limits(doc)
     assert limits == th.sized_limits(cost)
     assert limits.cpu_seconds == max(th.LIMIT_CPU_FLOOR, round(th.LIMIT_CPU_MARGIN * cost, 1))

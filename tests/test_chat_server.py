@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 
 import lm_eval_quantum as lmq
-from lm_eval_quantum.tasks import ERROR_CATEGORIES
+from lm_eval_quantum.lmeval.tasks import ERROR_CATEGORIES
 from lm_eval_quantum.thresholds import SAMPLED_REPEATS
 
 GREEDY, PREFILL, SAMPLED = "quantum_qasm_ghz", "quantum_qiskit_ghz_prefill", "quantum_cirq_ghz_sampled"
@@ -200,7 +200,7 @@ class Relay:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from lm_eval_quantum.models import tiny_model_path
+    from lm_eval_quantum.lmeval.models import tiny_model_path
 
     tmp = tmp_path_factory.mktemp("chat_server")
     model_dir = tmp / "tiny-chat"

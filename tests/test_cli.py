@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_quantum import errors, listing, registration
+from lm_eval_quantum import errors, listing
+from lm_eval_quantum.lmeval import registration
 from lm_eval_quantum.problems import FRAMEWORKS, get_problem
-from lm_eval_quantum.tasks import SUITES, group_configs, task_table
+from lm_eval_quantum.lmeval.tasks import SUITES, group_configs, task_table
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG_PARENT = str(Path(registration.__file__).resolve().parents[1])
@@ -47,7 +48,7 @@ def pack(*args):
 def wrapper(*args, missing=(), timeout=120):
     """The lm-eval-quantum console script's entry point, optionally without some packages."""
     code = (f"import sys\nfor m in {list(missing)!r}: sys.modules[m] = None\n"
-            f"from lm_eval_quantum.cli import main\nsys.argv[0] = 'lm-eval-quantum'\n"
+            f"from lm_eval_quantum.lmeval.cli import main\nsys.argv[0] = 'lm-eval-quantum'\n"
             f"main({list(args)!r})\n")
     return run(["-c", code], timeout=timeout)
 

@@ -307,7 +307,7 @@ CASES = [
         """, {"missing_api"}),
     case("import_judge_api_for_canonicals", "cirq_ghz", """
         for mod in ("lm_eval_quantum.judge.checks", "lm_eval_quantum.problems.ghz",
-                    "lm_eval_quantum.tasks", "lm_eval_quantum.api"):
+                    "lm_eval_quantum.lmeval.tasks", "lm_eval_quantum.api"):
             try:
                 __import__(mod)
                 _esc(f"imported {mod}")

@@ -1,7 +1,7 @@
 """The console and the output of `lm_eval` runs of the pack: the end-of-run summary
-(lm_eval_quantum.summary), repeated per-task log lines shown once
-(lm_eval_quantum.console), the identical-samples warning only where identical samples
-are not expected, compact samples files (lm_eval_quantum.metrics.compact_sample); and a
+(lm_eval_quantum.report.summary), repeated per-task log lines shown once
+(lm_eval_quantum.lmeval.console), the identical-samples warning only where identical samples
+are not expected, compact samples files (lm_eval_quantum.lmeval.metrics.compact_sample); and a
 real `lm_eval` run whose console stays short whatever the number of tasks."""
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 import lm_eval_quantum as lmq
-from lm_eval_quantum import console, sampling
-from lm_eval_quantum.metrics import LOGGED_DOC_OMITS, code_spans, compact_sample
-from lm_eval_quantum.models import _doc_hash, task_from_samples_filename
-from lm_eval_quantum.summary import TaskScore, pooled, render, summarize, wilson
+from lm_eval_quantum.lmeval import console, sampling
+from lm_eval_quantum.lmeval.metrics import LOGGED_DOC_OMITS, code_spans, compact_sample
+from lm_eval_quantum.lmeval.models import _doc_hash, task_from_samples_filename
+from lm_eval_quantum.report.summary import TaskScore, pooled, render, summarize, wilson
 from lm_eval_quantum.thresholds import SAMPLED_REPEATS
 
 ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -169,7 +169,7 @@ def test_hf_rolling_loglikelihood_draws_one_bar_not_one_per_doc(monkeypatch):
 
 def test_sandbox_events_while_scoring_a_task_are_warned(monkeypatch, caplog):
     import lm_eval_quantum.sandbox as sandbox
-    from lm_eval_quantum.metrics import _warn_sandbox_events
+    from lm_eval_quantum.lmeval.metrics import _warn_sandbox_events
 
     class Pool:
         def summary(self):
@@ -212,7 +212,7 @@ def test_identical_samples_under_a_fixed_seed_name_it(caplog, monkeypatch):
 
 
 def test_backend_of_names_the_kind_of_model():
-    from lm_eval_quantum.models import ReplayLM
+    from lm_eval_quantum.lmeval.models import ReplayLM
 
     class HFLM:
         pass
@@ -378,7 +378,7 @@ def test_the_table_has_one_row_per_task_with_its_scores(run):
 
 
 def test_other_tasks_keep_lm_evals_table_and_verbose_keeps_all(monkeypatch):
-    from lm_eval_quantum.table import make_table
+    from lm_eval_quantum.report.table import make_table
 
     entry = {"alias": "x", "pass@1,judge": 0.5, "pass@1_stderr,judge": 0.1, "exec_ok,judge": 1.0,
              "error_wrong_answer,judge": 0.5, "error_wrong_answer_stderr,judge": 0.3}
@@ -411,7 +411,7 @@ def test_outputs_are_small_and_rescore_identically(run):
     assert size / samples < 10_000, (size, samples)          # under 10 MB per 1,000 samples
     [results] = [p for p in files if p.name.startswith("results_")]
     configs = json.loads(results.read_text())["configs"]
-    assert configs["quantum_qasm_ghz"]["process_results"].startswith("lm_eval_quantum.metrics.process_results")
+    assert configs["quantum_qasm_ghz"]["process_results"].startswith("lm_eval_quantum.lmeval.metrics.process_results")
     for path in (p for p in files if p.name.startswith("samples_")):
         docs = lmq.load_docs(task_from_samples_filename(path.name))
         for row in map(json.loads, path.read_text().splitlines()):

@@ -13,7 +13,7 @@ from lm_eval_quantum.judge.conventions import (
     unitary_to_internal,
 )
 from lm_eval_quantum.problems import FRAMEWORKS, Problem, get_problem, make_doc
-from lm_eval_quantum.scoring import score_samples
+from lm_eval_quantum.scoring import score_samples, session_for
 
 QFT = get_problem("qft")
 
@@ -482,4 +482,4 @@ def test_test_problems_reach_the_judge_only_through_the_patch(asym_problems, mon
     """Sanity check of the fixture: without it the judge does not know the slug."""
     monkeypatch.undo()
     with pytest.raises(KeyError):
-        checks.Session(asym_doc("state", "qiskit"))
+        session_for(asym_doc("state", "qiskit"))

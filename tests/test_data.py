@@ -1,6 +1,6 @@
 """The shipped data and task configs are what the generator produces: byte for byte
 with the library versions that wrote them, in meaning with any other
-(lm_eval_quantum/datacheck.py)."""
+(lm_eval_quantum/problems/datacheck.py)."""
 import hashlib
 import json
 import math
@@ -12,9 +12,9 @@ import numpy as np
 from support import native_state
 
 import lm_eval_quantum as lmq
-from lm_eval_quantum.datacheck import NUMBER, compare_file, text_difference
+from lm_eval_quantum.problems.datacheck import NUMBER, compare_file, text_difference
 from lm_eval_quantum.problems import get_problem
-from lm_eval_quantum.tasks import DATA_DIR, task_table
+from lm_eval_quantum.lmeval.tasks import DATA_DIR, task_table
 
 ROOT = Path(__file__).resolve().parents[1]
 HHL = "qasm_hhl.jsonl"   # doc 3 has `cu(1.854590436003, -3.14159265359, 0.0, 0.0) q[2], q[3];`
@@ -121,12 +121,12 @@ def test_docs_are_complete_and_splits_disjoint():
 
 
 def test_hidden_data_never_enters_the_prompt_or_the_job():
-    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum.scoring import session_for
     from lm_eval_quantum.thresholds import SandboxLimits
 
     for doc in lmq.load_docs("quantum_qiskit_bernstein_vazirani"):
         secrets = [t["secret"] for t in json.loads(doc["check"])["hidden"]]
-        job = Session(doc).job({"python": "x"}, SandboxLimits())
+        job = session_for(doc).job({"python": "x"}, SandboxLimits())
         assert "hidden" not in json.dumps(job)
         for secret in secrets:
             if len(secret) >= 4:

@@ -686,7 +686,7 @@ def build_circuit(n: int):
 
 # Valid OpenQASM 3 (openqasm3.parse accepts it) that the importer cannot convert.
 VALID_QASM_UNSUPPORTED = {
-    # (a `for` loop was here: the judge now folds loops, lm_eval_quantum/frameworks/qasm_fold.py)
+    # (a `for` loop was here: the judge now folds loops, lm_eval_quantum/runtime/adapters/qasm_fold.py)
     "qasm_subroutine": ["def f(qubit a) { h a; }", "f(q[0]);", "cx q[0], q[1];", "cx q[1], q[2];"],
     "qasm_while_loop": ["h q[0];", "cx q[0], q[1];", "cx q[1], q[2];",
                         "while (true) {", "  x q[0];", "}"],

@@ -15,8 +15,8 @@ import pytest
 
 from extraction_corpus import CASES, TASKS, canonical, doc
 from lm_eval_quantum import api
-from lm_eval_quantum.extract import extract_sources
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.judge.extract import extract_sources
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.scoring import entry_points
 
 FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
@@ -24,7 +24,7 @@ KINDS = ("state", "unitary", "algorithm", "variational", "classifier", "decompos
 
 
 def _needed(task: str) -> tuple[str, ...]:
-    return Session(doc(task)).needed_sources()
+    return session_for(doc(task)).needed_sources()
 
 
 def _entries(task: str) -> tuple[str, ...]:

@@ -21,8 +21,9 @@ import sys
 import numpy as np
 import pytest
 
-from lm_eval_quantum import thresholds, wire
-from lm_eval_quantum.frameworks import run_job
+from lm_eval_quantum import thresholds
+from lm_eval_quantum.runtime import wire
+from lm_eval_quantum.runtime.adapters import run_job
 from lm_eval_quantum.judge import simulate
 
 cirq = pytest.importorskip("cirq")
@@ -215,7 +216,7 @@ def test_random_circuits_match_native_simulator(framework):
 def test_qiskit_unitary_and_composites_match_operator():
     from qiskit.quantum_info import random_unitary
 
-    from lm_eval_quantum.frameworks import ArtifactBuilder, qiskit_adapter
+    from lm_eval_quantum.runtime.adapters import ArtifactBuilder, qiskit_adapter
 
     source = (
         "from qiskit import QuantumCircuit\n"
@@ -252,7 +253,7 @@ def test_cirq_unitary_matches_with_bit_reversal():
     circuit = cirq.Circuit(cirq.H(q[0]), cirq.CNOT(q[0], q[2]), cirq.rz(0.3)(q[1]),
                            cirq.CCZ(q[2], q[1], q[0]), cirq.FSimGate(0.4, 0.2)(q[1], q[2]),
                            cirq.qft(*q))
-    from lm_eval_quantum.frameworks import ArtifactBuilder, cirq_adapter
+    from lm_eval_quantum.runtime.adapters import ArtifactBuilder, cirq_adapter
 
     builder = ArtifactBuilder(3)
     cirq_adapter.to_artifact(circuit, builder)
@@ -570,7 +571,7 @@ def test_includes_never_read_files(tmp_path, monkeypatch):
 
 
 def test_package_import_is_lazy():
-    code = ("import sys, lm_eval_quantum.frameworks, lm_eval_quantum.judge.simulate\n"
+    code = ("import sys, lm_eval_quantum.runtime.adapters, lm_eval_quantum.judge.simulate\n"
             "heavy = {'qiskit', 'cirq', 'pennylane', 'torch'} & set(sys.modules)\n"
             "assert not heavy, heavy\n")
     subprocess.run([sys.executable, "-c", code], check=True)

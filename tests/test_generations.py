@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import lm_eval_quantum as lmq
-from lm_eval_quantum import generations, registration
-from lm_eval_quantum.generations import rescore_command
-from lm_eval_quantum.models import _doc_hash
+from lm_eval_quantum.lmeval import generations, registration
+from lm_eval_quantum.lmeval.generations import rescore_command
+from lm_eval_quantum.lmeval.models import _doc_hash
 from support import WRONG, descendants, is_zygote, proc_table
 
 SAMPLED, PREFILL = "quantum_qasm_ghz_sampled", "quantum_cirq_ghz_prefill"

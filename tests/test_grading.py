@@ -239,12 +239,12 @@ def test_gate_set_classifies_by_matrix_up_to_global_phase():
 
 
 def test_gate_set_violation_is_a_wrong_answer_verdict():
-    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum.scoring import session_for
 
     doc = {"framework": "qiskit", "problem": "ghz", "doc_id": 0, "params": '{"n": 2}',
            "check": '{"kind": "state", "num_qubits": 2, "entry": "build_circuit", "args": [2], '
                     '"gate_set": {"gates": ["1q", "cz"]}}'}
-    session = Session(doc)
+    session = session_for(doc)
     session.on_message({"type": "artifact", "circuit": _circuit(2, ("h", [0]), ("cx", [0, 1]))})
     result = SimpleNamespace(status="ok", detail="", cpu_seconds=0.1, wall_seconds=0.1,
                              isolation="rlimits", retried=False, signal=None)

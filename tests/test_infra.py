@@ -1,7 +1,7 @@
 """A candidate cannot turn its failure into "infra" (issue I, class 3), end to end.
 
 Answers that write their own frames to the wire (fd 3 in the sandbox child, through
-`lm_eval_quantum.wire.frame`) are scored through the real pipeline
+`lm_eval_quantum.runtime.wire.frame`) are scored through the real pipeline
 (`lm_eval_quantum.api.score`: sandbox pool, zygote, child, judge).  An oversized
 value in an oracle `run` request used to make the judge's request handler raise;
 the pool recorded `infra`, and infra samples left pass@k's denominator, so
@@ -16,8 +16,8 @@ import math
 import pytest
 
 from lm_eval_quantum import api
-from lm_eval_quantum.judge.checks import Session
-from lm_eval_quantum.metrics import _INFRA_WARNED, pass_at_k, process_results
+from lm_eval_quantum.scoring import session_for
+from lm_eval_quantum.lmeval.metrics import _INFRA_WARNED, pass_at_k, process_results
 from lm_eval_quantum.sandbox.pool import RunResult
 
 ORACLE_TASK = "quantum_qiskit_bernstein_vazirani"
@@ -122,7 +122,7 @@ def _infra_verdict(doc) -> dict:
     """What the judge makes of a sample the pool reports as infra (after its retry)."""
     result = RunResult(status="infra", isolation="bwrap", retried=True,
                        detail="the sandbox zygote died (first attempt: the sandbox zygote died)")
-    return Session(doc).verdict(result)
+    return session_for(doc).verdict(result)
 
 
 @pytest.fixture(scope="module")
@@ -158,11 +158,11 @@ def test_infra_samples_count_as_failures_in_pass_at_k(canonical_verdict, caplog)
 def test_a_handler_that_raises_is_not_infra():
     """The pool never records infra for what the judge's handler does with a message:
     a handler exception stops the sample (status protocol), logged, not retried."""
-    from lm_eval_quantum.extract import extract_sources
+    from lm_eval_quantum.judge.extract import extract_sources
     from lm_eval_quantum.sandbox import get_pool
 
     doc = api.load_docs("quantum_qiskit_ghz")[0]
-    session = Session(doc)
+    session = session_for(doc)
     job = session.job(extract_sources(doc["canonical"], ("python",)), get_pool().limits)
 
     def broken(msg):

@@ -19,16 +19,16 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.datacheck import judged_circuits
+from lm_eval_quantum.problems.datacheck import judged_circuits
 from lm_eval_quantum.judge import simulate
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.sandbox.pool import RunResult
 
 SECONDS = 30.0      # per hostile sample; the unmetered judge took up to ~160 s
 
 
 def _verdict(doc, ops, n=None, budget=None, clbits=0):
-    session = Session(doc)
+    session = session_for(doc)
     session.artifact = {"num_qubits": n or doc["num_qubits"], "num_clbits": clbits, "ops": ops}
     # algorithm tasks: the post-processing's answers (right ones), so the circuit decides
     session.answers = {i: t["answer"] for i, t in enumerate(session.spec.get("hidden") or [])}
@@ -133,7 +133,7 @@ def test_work_scales_with_operations_width_and_input_states():
 
 
 def test_budget_error_is_a_size_limit_error():
-    from lm_eval_quantum import wire
+    from lm_eval_quantum.runtime import wire
 
     assert issubclass(simulate.JudgeBudgetExceeded, wire.SizeLimitError)
     assert issubclass(simulate.JudgeBudgetExceeded, simulate.SimulationError)

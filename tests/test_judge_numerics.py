@@ -27,12 +27,12 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.datacheck import judged_circuits
+from lm_eval_quantum.problems.datacheck import judged_circuits
 from lm_eval_quantum.judge import gateset, simulate
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.judge.grading import CHECKS, unitary_part
 from lm_eval_quantum.sandbox.pool import RunResult
-from lm_eval_quantum.scoring import canonical_stats
+from lm_eval_quantum.problems.costs import canonical_stats
 
 # (1 + DELTA)^2 - 1 = 0.98 x the tolerance: every such matrix is accepted
 DELTA = 0.49 * th.MATRIX_UNITARITY_ATOL
@@ -99,7 +99,7 @@ def test_simulator_and_graders_tell_ops_apart_by_shape():
 
 def test_a_toffoli_named_reset_fails_the_decomposition_task():
     doc = lmq.load_docs("quantum_qiskit_toffoli_decomposition")[0]
-    session = Session(doc)
+    session = session_for(doc)
     session.artifact = {"num_qubits": 3, "num_clbits": 0, "ops": [
         {"name": "reset", "qubits": [0, 1, 2], "matrix": _m(TOFFOLI)}]}
     verdict = session.verdict(RunResult(status="exited", cpu_seconds=0.1))

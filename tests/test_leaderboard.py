@@ -50,7 +50,7 @@ def _start(replay_lines, name, tasks, tmp, limit=2, chat=False):
     replay.write_text("".join(json.dumps(line) + "\n" for line in replay_lines))
     out = tmp / f"run_{len(list(tmp.glob('run_*')))}"
     out.mkdir()
-    cmd = [sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+    cmd = [sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
            "--model_args", f"path={replay},pretrained={name}", "--tasks", tasks, "--limit", str(limit),
            "--confirm_run_unsafe_code", "--output_path", str(out), "--log_samples",
            *(["--apply_chat_template"] if chat else [])]
@@ -165,7 +165,7 @@ def _wilson(p, n):
 
 
 def test_rows_columns_and_numbers_on_common_docs(runs, board):
-    from lm_eval_quantum.metrics import pass_at_k
+    from lm_eval_quantum.lmeval.metrics import pass_at_k
 
     tmp, data, files = runs
     out, stderr = board
@@ -261,7 +261,7 @@ def test_rows_columns_and_numbers_on_common_docs(runs, board):
 def test_the_newest_run_of_a_row_wins(runs, tmp_path, capsys):
     """Copies of alpha's two plain runs, dated either way round: the newer run's ghz
     numbers are kept, and the tasks only the older run has stay."""
-    from lm_eval_quantum.leaderboard import read_board
+    from lm_eval_quantum.report.leaderboard import read_board
 
     _, data, files = runs
     for newer in ("alpha_1", "alpha_2"):
@@ -365,9 +365,9 @@ N_DOCS = 6
 
 def _synthetic_run(directory, *, config, model_name, chat, tasks, skill, seed, date, split=None):
     """A results file and its samples files, as lm-eval writes them, for `tasks`."""
-    from lm_eval_quantum.metrics import pass_at_k
+    from lm_eval_quantum.lmeval.metrics import pass_at_k
     from lm_eval_quantum.problems import get_problem
-    from lm_eval_quantum.tasks import ERROR_CATEGORIES, task_table
+    from lm_eval_quantum.lmeval.tasks import ERROR_CATEGORIES, task_table
 
     table, rng = task_table(), random.Random(seed)
     stamp = datetime.fromtimestamp(date, timezone.utc).strftime("%Y-%m-%dT%H-%M-%S.%f")
@@ -424,7 +424,7 @@ def synthetic(tmp_path_factory):
     (no pennylane), a replayed submission named by its submission.json (some greedy
     tasks missing)."""
     from lm_eval_quantum.problems import FRAMEWORKS
-    from lm_eval_quantum.tasks import SUITES, task_table
+    from lm_eval_quantum.lmeval.tasks import SUITES, task_table
 
     root = tmp_path_factory.mktemp("synthetic")
     table = task_table()
@@ -519,7 +519,7 @@ def _screenshot(out, profile, width, height, path, script=""):
 
 
 def test_page_layout_in_chromium(synthetic, tmp_path):
-    from lm_eval_quantum.tasks import task_table
+    from lm_eval_quantum.lmeval.tasks import task_table
 
     root, out = synthetic
     page = (out / "index.html").read_text()
@@ -582,8 +582,8 @@ def test_page_layout_in_chromium(synthetic, tmp_path):
 
 def test_splits_are_sections_never_compared(synthetic, tmp_path):
     """A run on another split (dataset_kwargs split) is its own section and row."""
-    from lm_eval_quantum.leaderboard import build_sections, read_board
-    from lm_eval_quantum.tasks import task_table
+    from lm_eval_quantum.report.leaderboard import build_sections, read_board
+    from lm_eval_quantum.lmeval.tasks import task_table
 
     root, _ = synthetic
     tasks = sorted(t for t, i in task_table().items() if i.variant == "" and i.framework == "qasm")[:4]
@@ -600,8 +600,8 @@ def test_splits_are_sections_never_compared(synthetic, tmp_path):
 
 def test_two_models_with_one_readable_name_stay_apart(tmp_path):
     """Two local checkpoints whose paths end alike: two rows, told apart, no path shown."""
-    from lm_eval_quantum.leaderboard import build_sections, read_board
-    from lm_eval_quantum.tasks import task_table
+    from lm_eval_quantum.report.leaderboard import build_sections, read_board
+    from lm_eval_quantum.lmeval.tasks import task_table
 
     tasks = sorted(t for t, i in task_table().items() if i.variant == "" and i.framework == "cirq")[:3]
     for k, where in enumerate(("/data/a/run7/final", "/data/b/run7/final")):
@@ -664,7 +664,7 @@ def test_bad_inputs_are_clear_errors(tmp_path, capsys):
      "x", "gpt-4o-mini", False),
 ])
 def test_model_names_are_readable_never_paths(tmp_path, data, directory, name, from_path):
-    from lm_eval_quantum.leaderboard import model_name
+    from lm_eval_quantum.report.leaderboard import model_name
 
     identity, shown, by_path = model_name(data, tmp_path / directory / "results_x.json")
     assert (shown, by_path) == (name, from_path)
@@ -672,7 +672,7 @@ def test_model_names_are_readable_never_paths(tmp_path, data, directory, name, f
 
 
 def test_run_date_fallbacks(tmp_path):
-    from lm_eval_quantum.leaderboard import run_date
+    from lm_eval_quantum.report.leaderboard import run_date
 
     path = tmp_path / "org__m" / "results_2025-01-02T03-04-05.000006.json"
     assert run_date({"date": 5.0}, path) == 5.0

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import lm_eval_quantum as lmq
-from lm_eval_quantum.metrics import pass_at_k
+from lm_eval_quantum.lmeval.metrics import pass_at_k
 from lm_eval_quantum.thresholds import KL_FLOOR
 
 ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -51,7 +51,7 @@ def replay_run(tmp_path_factory):
     replay = tmp / "generations.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp / "out"
-    _run([sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+    _run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
           "--model_args", f"path={replay}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
           "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(out), "--log_samples"], tmp)
     return tmp, out
@@ -102,7 +102,7 @@ def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
     assert all(v["isolation"] in ("bwrap", "kernel", "rlimits") for v in verdicts if v["category"] != "no_code")
     # Re-score the logged generations (the leaderboard workflow): same numbers.
     again = tmp / "again"
-    _run([sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+    _run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
           "--model_args", f"path={out}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
           "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(again)], tmp)
     first, second = _results(out), _results(again)
@@ -116,7 +116,7 @@ def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
 
 def test_plain_lm_eval_with_embedded_model(tmp_path):
     """The README's main job, trimmed: plain lm_eval, hf backend, the embedded checkpoint."""
-    from lm_eval_quantum.models import tiny_model_path
+    from lm_eval_quantum.lmeval.models import tiny_model_path
 
     out = tmp_path / "out"
     proc = _run(["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_model_path()}",
@@ -131,7 +131,7 @@ def test_plain_lm_eval_with_embedded_model(tmp_path):
 
 # --- whole framework patterns ------------------------------------------------------------
 PATTERNS = ("quantum_qasm_*", "quantum_qiskit_*", "quantum_cirq_*", "quantum_pennylane_*")
-# a glob selects the plain tasks; these select every variant too (lm_eval_quantum.selection)
+# a glob selects the plain tasks; these select every variant too (lm_eval_quantum.lmeval.selection)
 VARIANT_PATTERNS = ("quantum_*_sampled", "quantum_*_prefill", "quantum_*_ppl")
 
 
@@ -139,7 +139,7 @@ def _canonical_generations(path, patterns, limit=1):
     """Replay lines answering the first `limit` docs of every generation task matching
     `patterns` with the canonical (prefill tasks: its continuation after the prefill;
     sampled tasks: every repeat)."""
-    from lm_eval_quantum.tasks import resolve, task_table
+    from lm_eval_quantum.lmeval.tasks import resolve, task_table
     from lm_eval_quantum.thresholds import SAMPLED_REPEATS
 
     table, lines = task_table(), []
@@ -176,7 +176,7 @@ def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
             continue
         assert results[task]["pass@1,judge"] == 1.0, (task, results[task])
         assert results[task]["exec_ok,judge"] == 1.0, task
-    from lm_eval_quantum.tasks import resolve
+    from lm_eval_quantum.lmeval.tasks import resolve
 
     ppl = {t for p in PATTERNS for t in resolve(p) if t.endswith("_ppl")}
     run = json.load(open(sorted(glob.glob(f"{out}/**/results_*.json", recursive=True))[-1]))
@@ -189,8 +189,8 @@ def test_framework_patterns_end_to_end_with_the_replay_model(tmp_path):
 def test_framework_patterns_end_to_end_with_the_embedded_model(tmp_path, pattern):
     """The same patterns with the embedded tiny model (hf backend): every task runs and
     reports its metrics (the tiny model's answers are mostly wrong; no crash, no hang)."""
-    from lm_eval_quantum.models import tiny_model_path
-    from lm_eval_quantum.tasks import resolve
+    from lm_eval_quantum.lmeval.models import tiny_model_path
+    from lm_eval_quantum.lmeval.tasks import resolve
 
     out = tmp_path / "out"
     variants = [pattern + "_" + v for v in ("sampled", "prefill", "ppl")]
@@ -228,7 +228,7 @@ def test_prefill_is_a_true_assistant_prefill_under_the_chat_template(tmp_path):
     """`quantum_pennylane_<problem>_prefill` with --apply_chat_template: the logged
     request is the chat prompt, opened assistant turn and then the prefill (imports and
     signature), and the judge scores prefill + continuation."""
-    from lm_eval_quantum.models import tiny_model_path
+    from lm_eval_quantum.lmeval.models import tiny_model_path
 
     task = "quantum_pennylane_ghz_prefill"
     out = tmp_path / "out"

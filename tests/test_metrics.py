@@ -5,9 +5,9 @@ import math
 import pytest
 
 from lm_eval_quantum.api import load_docs
-from lm_eval_quantum.extract import extract_sources, with_prefill
-from lm_eval_quantum.metrics import nanmean, pass_at_k, process_results
-from lm_eval_quantum.scoring import canonical_stats
+from lm_eval_quantum.judge.extract import extract_sources, with_prefill
+from lm_eval_quantum.lmeval.metrics import nanmean, pass_at_k, process_results
+from lm_eval_quantum.problems.costs import canonical_stats
 from lm_eval_quantum.thresholds import KL_FLOOR
 
 
@@ -101,7 +101,7 @@ def _same(a: dict, b: dict) -> bool:
 def test_verdicts_as_dicts_and_as_the_json_strings_older_runs_logged():
     """filtered_resps as this version logs it ([verdict] greedy, [[v1..vn]] sampled) and as
     older versions did (JSON strings, [[json]]): the same verdicts, the same metrics."""
-    from lm_eval_quantum.metrics import Verdict, verdicts_of
+    from lm_eval_quantum.lmeval.metrics import Verdict, verdicts_of
 
     doc = load_docs("quantum_qiskit_ghz")[0]
     vs = [_verdict(True, "ok", 1.0, tvd=0.0, kl=0.0), _verdict(False, "syntax"), _verdict(False, "runtime")]

@@ -1,4 +1,4 @@
-"""Tests for lm_eval_quantum.models: the quantum-replay model and the embedded tiny LM."""
+"""Tests for lm_eval_quantum.lmeval.models: the quantum-replay model and the embedded tiny LM."""
 from __future__ import annotations
 
 import json
@@ -12,12 +12,8 @@ import pytest
 
 from lm_eval.api.instance import Instance
 
-from lm_eval_quantum.models import (
-    ReplayLM,
-    load_saved_generations,
-    task_from_samples_filename,
-    tiny_model_path,
-)
+from lm_eval_quantum.lmeval.models import (
+    ReplayLM, load_saved_generations, task_from_samples_filename, tiny_model_path)
 
 STAMP = "2025-01-02T03-04-05.123456"
 
@@ -74,7 +70,7 @@ def test_task_from_samples_filename():
 
 def test_import_is_light():
     code = (
-        "import sys, lm_eval_quantum.models as m; "
+        "import sys, lm_eval_quantum.lmeval.models as m; "
         "heavy = [x for x in ('torch', 'transformers', 'qiskit', 'cirq', 'pennylane') if x in sys.modules]; "
         "assert not heavy, heavy; "
         "from lm_eval.api.registry import get_model; "
@@ -171,7 +167,7 @@ def test_unknown_docs_and_tasks_never_crash(tmp_path, caplog):
 
 
 def test_doc_hash_takes_precedence_over_doc_id(tmp_path):
-    from lm_eval_quantum.models import _doc_hash
+    from lm_eval_quantum.lmeval.models import _doc_hash
 
     doc_a, doc_b = {"q": "A"}, {"q": "B"}
     f = _write_jsonl(
@@ -332,7 +328,7 @@ def test_replay_scores_exactly_the_saved_docs(tmp_path):
     assert out["config"]["replay"]["tasks"]["rp_a"]["saved_not_in_dataset"] == 1
     assert out["n-samples"]["rp_a"]["effective"] == 1
 
-    from lm_eval_quantum.models import ReplayRefused
+    from lm_eval_quantum.lmeval.models import ReplayRefused
 
     with pytest.raises(ReplayRefused, match="no saved answers for any requested task"):
         _replay(tasks, saved, ["rp_b"])
@@ -342,7 +338,7 @@ def test_replay_refuses_other_task_versions(tmp_path):
     """Saved answers whose run names another task version (results_<date>.json next to the
     samples, or a replay line's "version") are refused before anything is scored; equal
     versions (1 and 1.0) replay."""
-    from lm_eval_quantum.models import ReplayRefused, load_submitted_versions
+    from lm_eval_quantum.lmeval.models import ReplayRefused, load_submitted_versions
 
     tasks = _tasks_dir(tmp_path, version=2)
     run = tmp_path / "run"

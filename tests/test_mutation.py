@@ -1,4 +1,4 @@
-"""The mutation self-test of the judge (lm_eval_quantum.mutation).
+"""The mutation self-test of the judge (lm_eval_quantum.problems.debugging.mutation).
 
 Operators: deterministic, valid code, the intended change.  Ground truth: the
 frameworks' own simulators on hand-made equivalent / changing / broken
@@ -14,18 +14,11 @@ import random
 import pytest
 from support import WRONG
 
-from lm_eval_quantum import mutation
+from lm_eval_quantum.problems.debugging import mutation
 from lm_eval_quantum.api import load_docs
-from lm_eval_quantum.mutation import (
-    OPERATORS,
-    doc_context,
-    doc_mutants,
-    doc_sources,
-    ground_truth,
-    parse_qasm_gate,
-    python_mutants,
-    qasm_mutants,
-)
+from lm_eval_quantum.problems.debugging.mutation import (
+    OPERATORS, doc_context, doc_mutants, doc_sources, ground_truth, parse_qasm_gate,
+    python_mutants, qasm_mutants)
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")

@@ -17,7 +17,7 @@ import pytest
 from support import pick, problem_docs, replace_post
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.judge.conventions import string_bits_by_qubit
 
 SLUGS = ("deutsch_jozsa", "simon", "grover")
@@ -74,7 +74,7 @@ def _wrong_answers(docs):
 def _dj_mutants(docs):
     """Mutants of two Deutsch-Jozsa docs (qiskit, cirq), each with its native ground truth:
     equivalent iff the (unchanged) one-shot post-processing is always right."""
-    from lm_eval_quantum import mutation
+    from lm_eval_quantum.problems.debugging import mutation
 
     out = []
     for fw in ("qiskit", "cirq"):
@@ -264,7 +264,7 @@ def test_wrong_answers_fail(scored, label):
 def test_hidden_answers_never_reach_the_sandbox_or_the_messages(scored):
     limits = th.SandboxLimits()
     for doc in scored["docs"]:
-        session = Session(doc)
+        session = session_for(doc)
         spec = session.spec
         job = session.job({"python": "x", "qasm": "y"}, limits)
         assert set(job) == {"framework", "sources", "entry", "args", "num_qubits", "oracle", "post",
@@ -308,7 +308,7 @@ def test_mutation_ground_truth_uses_each_problems_answer_probability():
     """The mutation self-test's algorithm ground truth asks the problem how often its
     canonical post-processing is right on a measured distribution: the unmutated
     canonical of every problem (Grover's p < 1 included) is equivalent."""
-    from lm_eval_quantum import mutation
+    from lm_eval_quantum.problems.debugging import mutation
 
     docs = _docs()
     for slug in SLUGS:

@@ -18,8 +18,8 @@ import pytest
 from support import WRONG, pick, problem_docs
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.extract import extract_sources
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.judge.extract import extract_sources
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.problems import make_doc
 
 SLUGS = ("phase_estimation", "shor")
@@ -256,7 +256,7 @@ def test_shor_oracle_multiplies_modulo_n_and_tests_mix_orders():
 # --- exact success probability ------------------------------------------------------------------
 def _artifact(doc):
     """The canonical's circuit as the sandbox adapter converts it (in process)."""
-    from lm_eval_quantum import frameworks
+    from lm_eval_quantum.runtime import adapters as frameworks
 
     class Channel:
         def __init__(self):
@@ -268,7 +268,7 @@ def _artifact(doc):
         def request(self, msg):
             raise AssertionError("no simulator runs here")
 
-    session = Session(doc)
+    session = session_for(doc)
     job = session.job(extract_sources(doc["canonical"], session.needed_sources()),
                       th.SandboxLimits())
     job["post"] = None
@@ -420,7 +420,7 @@ def test_querying_the_base_classically_fails(scored):
 def test_hidden_answers_never_reach_the_sandbox(scored):
     limits = th.SandboxLimits()
     for doc in scored["docs"]:
-        session = Session(doc)
+        session = session_for(doc)
         job = session.job({"python": "x", "qasm": "y"}, limits)
         text = json.dumps(job)
         assert "hidden" not in text and '"base"' not in text and '"k"' not in text

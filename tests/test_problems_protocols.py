@@ -16,7 +16,7 @@ import re
 import pytest
 from support import WRONG
 
-from lm_eval_quantum import mutation
+from lm_eval_quantum.problems.debugging import mutation
 from lm_eval_quantum.judge.locality import ProtocolSpecError, validate, violation
 from lm_eval_quantum.problems import (
     bb84,

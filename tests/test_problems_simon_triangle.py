@@ -21,7 +21,7 @@ import pytest
 from support import WRONG, pick, problem_docs
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.judge.conventions import LITTLE_ENDIAN, string_bits_by_qubit
 
 pytest.importorskip("qiskit_qasm3_import")
@@ -191,7 +191,7 @@ def test_prompts_state_the_instance_and_hide_the_answers(scored):
         if doc["problem"] == "generalized_simon":
             assert f"dimension k = {params['k']}" in doc["prompt"]
             spec = json.loads(doc["check"])
-            job = json.dumps(Session(doc).job({"python": "x", "qasm": "y"}, limits))
+            job = json.dumps(session_for(doc).job({"python": "x", "qasm": "y"}, limits))
             for test in spec["hidden"]:      # (short strings such as "100" occur in any text)
                 assert test["answer"] not in job
                 assert len(test["answer"]) < 5 or test["answer"] not in doc["prompt"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from support import native_state
 
-from lm_eval_quantum import mutation
+from lm_eval_quantum.problems.debugging import mutation
 from lm_eval_quantum.problems import (
     FRAMEWORKS,
     data_encoding,

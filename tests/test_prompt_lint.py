@@ -21,7 +21,7 @@ from functools import cached_property
 import pytest
 
 from lm_eval_quantum.scoring import doc_limits, entry_points
-from lm_eval_quantum.tasks import DATA_DIR
+from lm_eval_quantum.lmeval.tasks import DATA_DIR
 
 
 # --- the doc as the rules see it ----------------------------------------------------------------

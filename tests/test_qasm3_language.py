@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum import wire
-from lm_eval_quantum.frameworks import run_job
+from lm_eval_quantum.runtime import wire
+from lm_eval_quantum.runtime.adapters import run_job
 from lm_eval_quantum.judge import simulate
 
 pytest.importorskip("qiskit_qasm3_import")
@@ -467,8 +467,8 @@ def test_mutated_programs_only_ever_raise_candidate_errors():
     import random
     import re
 
-    from lm_eval_quantum.frameworks import CandidateError
-    from lm_eval_quantum.frameworks.qasm_adapter import parse
+    from lm_eval_quantum.runtime.adapters import CandidateError
+    from lm_eval_quantum.runtime.adapters.qasm_adapter import parse
 
     rng = random.Random(7)
     numbers = ["0", "1", "2", "-1", "1000", "0.5", "1e308", "0.0", "64", "99999999999"]

@@ -26,7 +26,7 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.problems import get_problem
 from lm_eval_quantum.thresholds import SandboxLimits
 
@@ -189,7 +189,7 @@ def test_hidden_points_follow_the_stated_rule_and_stay_out_of_the_prompt(slug):
                 assert np.ptp(hy) > 2 * th.REGRESSION_TOLERANCE
             # the sandbox job carries the inputs (build_circuit must be called on them),
             # never their labels or values
-            job = Session(doc).job({"python": "x"}, SandboxLimits())
+            job = session_for(doc).job({"python": "x"}, SandboxLimits())
             assert job["batch"] == spec["batch"]
             assert not {"labels", "values", "listed", "readout"} & set(job)
 

@@ -1324,7 +1324,7 @@ def folded(results):
 @pytest.mark.parametrize("ratio", RATIO_NAMES)
 @pytest.mark.parametrize("framework", sorted(FOLDED))
 def test_folded_correct_answer_gets_no_efficiency_credit(folded, framework, ratio):
-    from lm_eval_quantum.metrics import process_results
+    from lm_eval_quantum.lmeval.metrics import process_results
 
     task, index, _ = FOLDED[framework]
     v = folded[framework].verdict

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_quantum import cli, registration
+from lm_eval_quantum.lmeval import cli, registration
 
 ROOT = Path(__file__).resolve().parents[1]
 PTH = "lm_eval_quantum_hook.pth"
@@ -232,12 +232,12 @@ def test_model_alias_is_registered_lazily(tmp_path):
                           "replay": "quantum-replay" in model_registry,
                           "target": target if isinstance(target, str) else
                                     f"{target.__module__}:{target.__qualname__}",
-                          "ours_imported": "lm_eval_quantum.models" in sys.modules}))
+                          "ours_imported": "lm_eval_quantum.lmeval.models" in sys.modules}))
         """,
         _env(True), tmp_path,
     )
     assert out["empty_before"] and out["hf"] and out["replay"]
-    assert out["target"] == registration.MODELS["quantum-replay"] == "lm_eval_quantum.models:ReplayLM"
+    assert out["target"] == registration.MODELS["quantum-replay"] == "lm_eval_quantum.lmeval.models:ReplayLM"
     assert not out["ours_imported"]  # lazy: the class is imported only when the model is used
 
 
@@ -340,7 +340,7 @@ def test_wheel_contents(tmp_path):
     _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT))
     (wheel,) = tmp_path.glob("lm_eval_quantum-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {PTH, f"{HOOK_MODULE}.py", "lm_eval_quantum/registration.py"} <= names
+    assert {PTH, f"{HOOK_MODULE}.py", "lm_eval_quantum/lmeval/registration.py"} <= names
     for src in (ROOT / "task_configs").rglob("*"):
         if src.is_file() and "__pycache__" not in src.parts:
             assert f"lm_eval_quantum/task_configs/{src.relative_to(ROOT / 'task_configs').as_posix()}" in names
@@ -350,8 +350,8 @@ def test_wheel_contents(tmp_path):
                 assert src.relative_to(ROOT).as_posix() in names
     (ep,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     eps = zipfile.ZipFile(wheel).read(ep).decode()
-    assert "lm-eval-quantum = lm_eval_quantum.cli:main" in eps
-    assert "[lm_eval.tasks]" in eps and "quantum = lm_eval_quantum.registration:tasks_dir" in eps
+    assert "lm-eval-quantum = lm_eval_quantum.lmeval.cli:main" in eps
+    assert "[lm_eval.tasks]" in eps and "quantum = lm_eval_quantum.lmeval.registration:tasks_dir" in eps
 
 
 @pytest.mark.slow
@@ -376,7 +376,7 @@ def test_install_into_fresh_venv(tmp_path, editable):
     code = """
     import json
     from lm_eval.tasks import TaskManager
-    from lm_eval_quantum.registration import tasks_dir
+    from lm_eval_quantum.lmeval.registration import tasks_dir
     tm = TaskManager(include_defaults=False)
     print(json.dumps({"tasks": tm.all_tasks, "dir": tasks_dir()}))
     """

@@ -15,8 +15,8 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum.__main__ import main
-from lm_eval_quantum.models import _doc_hash
-from lm_eval_quantum.repair import AGAIN, DocRun, feedback, summarize
+from lm_eval_quantum.lmeval.models import _doc_hash
+from lm_eval_quantum.lmeval.repair import AGAIN, DocRun, feedback, summarize
 from lm_eval_quantum.sandbox.isolation import LEVELS
 from lm_eval_quantum.scoring import score_samples
 

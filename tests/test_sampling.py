@@ -1,4 +1,4 @@
-"""Independent, reproducible samples for the _sampled tasks (lm_eval_quantum/sampling.py).
+"""Independent, reproducible samples for the _sampled tasks (lm_eval_quantum/lmeval/sampling.py).
 
 The end-to-end tests run real lm-eval API clients against a real local HTTP server that,
 like vLLM's OpenAI server, answers deterministically from (prompt, seed) when a seed is
@@ -22,13 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lm_eval_quantum import registration, sampling
-from lm_eval_quantum.sampling import (
-    SeedCounter,
-    request_seed,
-    seeded_args,
-    split_rounds,
-)
+from lm_eval_quantum.lmeval import registration, sampling
+from lm_eval_quantum.lmeval.sampling import SeedCounter, request_seed, seeded_args, split_rounds
 
 TASK = "quantum_qasm_ghz_sampled"
 SAMPLED = {"until": ["\n\n\n\n"], "max_gen_toks": 256, "do_sample": True, "temperature": 0.8}

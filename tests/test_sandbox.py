@@ -406,11 +406,11 @@ def test_sample_killed_from_outside_is_retried(pool):
 
 def test_second_infrastructure_failure_is_reported_as_infra(pool):
     """Both attempts lose their server: the verdict is infra, never the model's fault."""
-    from lm_eval_quantum.judge.checks import Session
+    from lm_eval_quantum.scoring import session_for
     from lm_eval_quantum import api
 
     doc = api.load_docs("quantum_qiskit_ghz")[0]
-    session = Session(doc)
+    session = session_for(doc)
     spec = session.job({"python": "import time; time.sleep(3)\n" + GHZ, "qasm": None},
                        pool.limits)
     killer = _kill_when_running(pool, _zygote_if_running, times=2)
@@ -453,7 +453,7 @@ def test_each_level_works_where_the_machine_has_what_it_needs():
     """A probe may refuse a level only for what the machine lacks (the kernel's
     Landlock or seccomp, bubblewrap or user namespaces), never for the pack's own
     sandbox side failing to start: that would silently weaken every run."""
-    from lm_eval_quantum.sandbox import confine
+    from lm_eval_quantum.runtime import confine
 
     if confine.seccomp_supported() is None and confine.landlock_abi() >= 1:
         assert isolation.probe("kernel") is None
@@ -487,8 +487,8 @@ def test_installed_package_is_hidden_under_a_tmpfs(monkeypatch):
 def test_minimum_level_settings_fail_fast(monkeypatch):
     """--min-isolation (wrapper CLI, selfcheck) and metadata.min_isolation (lm-eval
     --metadata) refuse to run below the level, before any model runs."""
-    from lm_eval_quantum.cli import take_isolation_flags
-    from lm_eval_quantum.metrics import load_task_dataset
+    from lm_eval_quantum.sandbox.isolation import take_isolation_flags
+    from lm_eval_quantum.lmeval.metrics import load_task_dataset
     from lm_eval_quantum.preflight import PreflightError
     from lm_eval_quantum.sandbox import pool as pool_module
 

@@ -1,6 +1,6 @@
-"""What a --tasks entry selects (lm_eval_quantum.selection): a glob the plain tasks,
+"""What a --tasks entry selects (lm_eval_quantum.lmeval.selection): a glob the plain tasks,
 variants by name, by a glob naming them, or by tag; in a real lm-eval TaskManager."""
-from lm_eval_quantum import selection
+from lm_eval_quantum.lmeval import selection
 
 NAMES = ["quantum_qasm_ghz", "quantum_qasm_ghz_sampled", "quantum_qasm_ghz_prefill",
          "quantum_qasm_ghz_ppl", "quantum_qasm_debug_fix", "lmq-sampled", "lmq_qasm_state_preparation",
@@ -19,7 +19,7 @@ def test_a_glob_selects_plain_tasks_and_variants_only_when_named():
 def test_lm_eval_task_manager_resolves_globs_this_way():
     from lm_eval.tasks import TaskManager
 
-    import lm_eval_quantum.registration as reg
+    import lm_eval_quantum.lmeval.registration as reg
 
     selection.patch_task_manager(TaskManager)
     tm = TaskManager(include_path=reg.tasks_dir(), include_defaults=False)

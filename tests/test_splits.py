@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from lm_eval_quantum import splits
-from lm_eval_quantum.leaderboard import read_board
+from lm_eval_quantum.report.leaderboard import read_board
 from lm_eval_quantum.scoring import score_samples
-from lm_eval_quantum.tasks import read_docs
+from lm_eval_quantum.lmeval.tasks import read_docs
 
 SLUGS = ("product_state", "simon", "ghz")
 SECRET = b"a test secret that is long enough"

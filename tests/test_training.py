@@ -22,8 +22,8 @@ transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")
 
 import lm_eval_quantum as lmq  # noqa: E402
-from lm_eval_quantum.models import tiny_model_path  # noqa: E402
-from lm_eval_quantum.training import evaluate_model, flatten_results  # noqa: E402
+from lm_eval_quantum.lmeval.models import tiny_model_path  # noqa: E402
+from lm_eval_quantum.lmeval.training import evaluate_model, flatten_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PPL_TASKS = ["quantum_qasm_bell_state_ppl", "quantum_qasm_ghz_ppl", "quantum_qasm_swap_from_cx_ppl"]
@@ -55,7 +55,7 @@ def _load(path):
 
 
 def test_import_does_not_load_torch_transformers_or_lm_eval():
-    code = ("import sys, lm_eval_quantum.training as t; "
+    code = ("import sys, lm_eval_quantum.lmeval.training as t; "
             "assert t.evaluate_model; "
             "print(sorted(m for m in ('torch', 'transformers', 'lm_eval') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -92,7 +92,7 @@ def test_evaluate_model_restores_state_and_is_deterministic(tiny):
 
 
 def test_resolve_tasks_expands_globs_like_the_cli():
-    from lm_eval_quantum.training import pack_task_manager, resolve_tasks
+    from lm_eval_quantum.lmeval.training import pack_task_manager, resolve_tasks
 
     tm = pack_task_manager()
     assert resolve_tasks("quantum_qasm_ghz_ppl,quantum_qasm_bell*_ppl", tm) == [
@@ -104,7 +104,7 @@ def test_resolve_tasks_expands_globs_like_the_cli():
 
 
 def test_callback_without_trainer_appends_to_log_history(tiny):
-    from lm_eval_quantum.training import QuantumEvalCallback
+    from lm_eval_quantum.lmeval.training import QuantumEvalCallback
 
     model, tok = _load(tiny)
     cb = QuantumEvalCallback(PPL_TASKS[:1], eval_steps=5, limit=1)
@@ -133,7 +133,7 @@ class _ModeProbe(transformers.TrainerCallback):
 
 
 def _train(tiny, out: Path):
-    from lm_eval_quantum.training import QuantumEvalCallback
+    from lm_eval_quantum.lmeval.training import QuantumEvalCallback
 
     torch.manual_seed(0)
     model, tok = _load(tiny)

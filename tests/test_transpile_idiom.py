@@ -27,7 +27,9 @@ from support import pick, problem_docs, replace_post
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import equivalence, simulate
-from lm_eval_quantum.judge.checks import RUN_REFUSAL, Session
+from lm_eval_quantum.judge.checks import RUN_REFUSAL
+from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 
 SLUGS = ("bernstein_vazirani", "deutsch_jozsa", "simon", "grover", "phase_estimation")
 VARIANTS = {"default": "", "level3": ", optimization_level=3", "seed1": ", seed_transpiler=1"}
@@ -145,8 +147,8 @@ class _FakeSession:
 
 def _wire(circuit, oracle: dict) -> dict:
     """A qiskit circuit as the sandbox sends it."""
-    from lm_eval_quantum.frameworks import ArtifactBuilder
-    from lm_eval_quantum.frameworks import qiskit_adapter as qa
+    from lm_eval_quantum.runtime.adapters import ArtifactBuilder
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter as qa
 
     builder = ArtifactBuilder(None, oracle)
     qa.to_artifact(circuit, builder)
@@ -155,7 +157,7 @@ def _wire(circuit, oracle: dict) -> dict:
 
 def _native(doc):
     """(the canonical's circuit, the proxy simulator) of a qiskit doc, in this process."""
-    from lm_eval_quantum.frameworks import qiskit_adapter as qa
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter as qa
 
     spec = json.loads(doc["check"])
     code = re.search(r"```python\n(.*?)```", doc["canonical"], re.DOTALL).group(1)
@@ -166,7 +168,7 @@ def _native(doc):
 
 
 def _session(doc, artifact: dict) -> Session:
-    session = Session(doc)
+    session = session_for(doc)
     assert session.on_message({"type": "artifact", "circuit": artifact}) is None
     return session
 
@@ -388,7 +390,7 @@ def test_transpile_keeps_small_opaque_oracles(width, level):
     Operation: Oracle" on a one- or two-qubit oracle."""
     from qiskit import QuantumCircuit, transpile
 
-    from lm_eval_quantum.frameworks import qiskit_adapter as qa
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter as qa
 
     spec = {"name": "Oracle", "num_qubits": width}
     sim = qa.Simulator(_FakeSession(spec))
@@ -413,7 +415,7 @@ def test_the_fence_leaves_circuits_without_opaque_gates_alone(monkeypatch):
     from qiskit.quantum_info import Operator
     from qiskit.transpiler.passes import TwoQubitPeepholeOptimization
 
-    from lm_eval_quantum.frameworks import qiskit_adapter as qa
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter as qa
 
     fences = []
 
@@ -441,7 +443,7 @@ def test_the_fence_leaves_circuits_without_opaque_gates_alone(monkeypatch):
 
 
 def test_the_qasm_oracle_has_no_definition():
-    from lm_eval_quantum.frameworks import qasm_adapter
+    from lm_eval_quantum.runtime.adapters import qasm_adapter
 
     source = ('OPENQASM 3.0;\ninclude "stdgates.inc";\ninclude "oracle.inc";\n'
               "gate twice a, b { Oracle a, b; Oracle a, b; }\n"

@@ -15,8 +15,8 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum.__main__ import main
-from lm_eval_quantum.models import _doc_hash
-from lm_eval_quantum.verify import metric_class, same_value
+from lm_eval_quantum.lmeval.models import _doc_hash
+from lm_eval_quantum.lmeval.verify import metric_class, same_value
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -46,7 +46,7 @@ def submission(tmp_path_factory) -> Path:
                                                "responses": responses}) + "\n"
                                    for task, doc, responses in answers))
     out = tmp / "out"
-    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum.cli", "--model", "quantum-replay",
+    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
                            "--model_args", f"path={generations}", "--tasks", ",".join(DOCS),
                            "--samples", json.dumps(DOCS), "--confirm_run_unsafe_code", "--log_samples",
                            "--output_path", str(out)], cwd=ROOT, env=ENV, capture_output=True, text=True,

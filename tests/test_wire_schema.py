@@ -26,10 +26,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum import wire
+from lm_eval_quantum.runtime import wire
 from lm_eval_quantum.api import load_docs
-from lm_eval_quantum.extract import extract_sources
+from lm_eval_quantum.judge.extract import extract_sources
 from lm_eval_quantum.judge.checks import Session
+from lm_eval_quantum.scoring import session_for
 from lm_eval_quantum.judge.grading import CHECKS
 from lm_eval_quantum.sandbox.pool import RunResult
 
@@ -98,7 +99,7 @@ def test_what_an_op_is_follows_from_its_shape():
 
 
 def _session(task: str, artifact: dict) -> Session:
-    session = Session(load_docs(task)[0])
+    session = session_for(load_docs(task)[0])
     session.on_message({"type": "artifact", "circuit": artifact})
     return session
 
@@ -274,7 +275,7 @@ def judge_log():
 
 
 def test_on_message_and_verdict_are_total(judge_log):
-    session = Session(load_docs("quantum_qiskit_bernstein_vazirani")[0])
+    session = session_for(load_docs("quantum_qiskit_bernstein_vazirani")[0])
     artifact = circuit(3, {"name": "h", "qubits": [0]},
                        {"name": "rx", "qubits": [1], "params": [HUGE]}, nc=2)
     hostile = [{"type": "artifact", "circuit": artifact},
@@ -295,10 +296,10 @@ def test_on_message_and_verdict_are_total(judge_log):
 
 
 def test_a_candidate_cannot_claim_infra_or_success():
-    session = Session(load_docs("quantum_qiskit_ghz")[0])
+    session = session_for(load_docs("quantum_qiskit_ghz")[0])
     session.on_message({"type": "error", "category": "infra", "message": "sandbox crashed"})
     assert session.verdict(result())["category"] == "runtime"
-    session = Session(load_docs("quantum_qiskit_ghz")[0])
+    session = session_for(load_docs("quantum_qiskit_ghz")[0])
     session.on_message({"type": "error", "category": "ok", "message": "passed"})
     assert session.verdict(result())["category"] == "runtime"
 
@@ -327,12 +328,12 @@ class _Recorder:
 @pytest.fixture(scope="module")
 def streams():
     """task -> (doc, the canonical answer's messages, its verdict)."""
-    from lm_eval_quantum.frameworks import run_job
+    from lm_eval_quantum.runtime.adapters import run_job
 
     out = {}
     for task in FUZZ_TASKS:
         doc = load_docs(task)[0]
-        session = Session(doc)
+        session = session_for(doc)
         sources = extract_sources(doc["canonical"], session.needed_sources())
         channel = _Recorder(session)
         run_job(session.job(sources, th.SandboxLimits()), channel)
@@ -423,7 +424,7 @@ def _mutate(data, messages):
 
 def _judge(doc, messages, status):
     """Every message through the wire checks and the judge; the verdict."""
-    session = Session(doc)
+    session = session_for(doc)
     malformed = False
     for msg in messages:
         try:

@@ -25,10 +25,11 @@ import zlib
 import numpy as np
 
 from .. import thresholds as th
-from ..problems import get_problem
-from ..wire import SizeLimitError, WireError, check_circuit, check_message, op_kind
+from lm_eval_quantum.runtime.wire import (
+    SizeLimitError, WireError, check_circuit, check_message, op_kind)
 from . import equivalence, gateset, simulate
 from .grading import CHECKS, CheckFailure, served_distribution
+from .reference import Reference
 
 log = logging.getLogger("lm_eval.quantum")
 
@@ -53,12 +54,15 @@ def empty_verdict(category: str, message: str, **extra) -> dict:
 
 
 class Session:
-    def __init__(self, doc: dict, sample_index: int = 0):
+    """The judging of one sample: the doc's public check spec, the `Reference` the caller
+    computed from the doc's problem (scoring.session_for) and what the sandbox sent back."""
+
+    def __init__(self, doc: dict, sample_index: int = 0, *, reference: Reference):
         self.doc = doc
+        self.reference = reference
         self.framework = doc["framework"]
         self.spec = json.loads(doc["check"])
         self.params = json.loads(doc["params"])
-        self.problem = get_problem(doc["problem"])
         self.key = (doc["problem"], self.framework, doc["doc_id"], sample_index)
         self.artifact = None
         self.batch: dict[int, dict] = {}   # batch jobs: entry index -> circuit
@@ -181,7 +185,7 @@ class Session:
                 spec = self.spec.get("oracle") or {}
                 if any(len(op["qubits"]) != width for op in oracle_ops) or width != spec.get("num_qubits"):
                     return {"error": f"the Oracle gate acts on {spec.get('num_qubits')} qubits"}
-                oracle = self.problem.oracle(tests[test], self.framework, width)
+                oracle = self.reference.oracle(tests[test], width)
             dist = simulate.measurement_distribution(circuit, oracle=oracle)
             self._served[test] = served_distribution(dist, self.spec.get("canonical_success", 1.0))
         self.shots[test] = used

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from ..wire import op_kind
+from lm_eval_quantum.runtime.wire import op_kind
 from . import simulate
 
 

@@ -1,8 +1,9 @@
 """The check kinds: how the judge grades a circuit artifact (trusted side).
 
 A problem declares *what* is checked (its check spec: a kind plus parameters,
-and `problem.target_for(params, framework)`); this module owns *how*.  Every grader takes the
-judge `Session` (spec, params, problem, framework, answers of the oracle
+and its target, oracles and answer check, which reach the judge as the doc's `Reference`);
+this module owns *how*.  Every grader takes the judge `Session` (spec, params, reference,
+framework, answers of the oracle
 service) and the validated circuit, and returns a `Grade`.  Targets are given
 in the framework's *bitstring basis* (see `conventions`); qubit order is
 converted here, nowhere in the problems.
@@ -53,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import thresholds as th
-from ..wire import check_circuit
+from lm_eval_quantum.runtime.wire import check_circuit
 from . import distributions, simulate
 from .conventions import LITTLE_ENDIAN, state_to_internal, unitary_to_internal
 
@@ -125,7 +126,7 @@ def grade_state(session, circuit) -> Grade:
     n = circuit["num_qubits"]
     data, ancillas = _registers(session, n)
     psi = simulate.statevector(unitary_part(circuit))
-    target = state_to_internal(np.asarray(session.problem.target_for(session.params, session.framework), dtype=complex),
+    target = state_to_internal(np.asarray(session.reference.target(), dtype=complex),
                                session.framework)
     m = _split(psi, n, data, ancillas)
     if session.spec.get("ancilla_policy", "clean") == "free":
@@ -151,7 +152,7 @@ def grade_state(session, circuit) -> Grade:
 def grade_unitary(session, circuit) -> Grade:
     n = circuit["num_qubits"]
     data, ancillas = _registers(session, n)
-    target = unitary_to_internal(np.asarray(session.problem.target_for(session.params, session.framework), dtype=complex),
+    target = unitary_to_internal(np.asarray(session.reference.target(), dtype=complex),
                                  session.framework)
     subspace = session.spec.get("subspace")
     body = unitary_part(circuit)
@@ -235,7 +236,7 @@ def _circuit_success(session, circuit) -> list[float]:
     """Per hidden test: the probability that the canonical post-processing answers
     right on the candidate circuit's exact measured outcomes (the test's oracle
     plugged in), by `problem.answer_probability`."""
-    spec, problem, fw = session.spec, session.problem, session.framework
+    spec, reference, fw = session.spec, session.reference, session.framework
     width = spec["oracle"]["num_qubits"]
     canonical = spec.get("canonical_success", 1.0)
     cache: dict[str, float] = {}
@@ -243,8 +244,8 @@ def _circuit_success(session, circuit) -> list[float]:
     for test in spec["hidden"]:
         key = json.dumps(test, sort_keys=True)
         if key not in cache:
-            dist = framework_distribution(circuit, fw, problem.oracle(test, fw, width))
-            cache[key] = problem.answer_probability(served_distribution(dist, canonical), test, fw)
+            dist = framework_distribution(circuit, fw, reference.oracle(test, width))
+            cache[key] = reference.answer_probability(served_distribution(dist, canonical), test)
         out.append(cache[key])
     return out
 
@@ -296,7 +297,7 @@ def _rng(session, salt: str) -> np.random.Generator:
 
 
 def grade_distribution(session, circuit) -> Grade:
-    target = session.problem.target_for(session.params, session.framework)
+    target = session.reference.target()
     dist = framework_distribution(circuit, session.framework)
     width = len(next(iter(target)))
     got = {len(k) for k in dist}
@@ -325,7 +326,7 @@ def grade_variational(session, circuit) -> Grade:
     value per basis state) or {"matrix": H}, in the bitstring basis, or with
     "basis": "qubit" indexed by qubit (bit k of the index = qubit k) in every framework."""
     spec = session.spec
-    objective = session.problem.target_for(session.params, session.framework)
+    objective = session.reference.target()
     psi = simulate.statevector(unitary_part(circuit))
     by_qubit = objective.get("basis") == "qubit"   # already the simulator's order
     if "diagonal" in objective:
@@ -408,7 +409,7 @@ def grade_channel(session, circuit) -> Grade:
         numbers = {"fidelity": fidelity}
         message = f"entanglement fidelity of the channel with the identity: {fidelity:.6f}"
     else:
-        target = session.problem.target_for(session.params, session.framework)
+        target = session.reference.target()
         k = len(outputs)
         worst_tvd, worst_fid, worst_key = 0.0, 1.0, None
         for x, m in _channel_outputs(circuit, body, inputs, outputs):

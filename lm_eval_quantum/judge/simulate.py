@@ -1,6 +1,6 @@
 """Exact simulation of circuit artifacts (trusted side; numpy only).
 
-Conventions (see also `lm_eval_quantum.wire`):
+Conventions (see also `lm_eval_quantum.runtime.wire`):
   * State vectors and unitaries use Qiskit's little-endian order: basis index
     ``i = sum_k b_k * 2**k`` where ``b_k`` is the value of qubit k.  Internally
     states are C-contiguous ``(2**n, batch)`` arrays (batch = 1 for a state,
@@ -50,7 +50,8 @@ import math
 
 import numpy as np
 
-from lm_eval_quantum import thresholds, wire
+from lm_eval_quantum import thresholds
+from lm_eval_quantum.runtime import wire
 
 __all__ = [
     "Budget",

@@ -59,7 +59,7 @@ PROBLEM_MODULES = ("ghz", "qft", "bernstein_vazirani", "deutsch_jozsa", "simon",
                    "swap_from_cx", "fredkin_decomposition", "iswap_decomposition", "controlled_h",
                    "zyz_decomposition", "two_qubit_decomposition", "controlled_u",
                    "multi_controlled_x", "pauli_rotation",
-                   # QBugLM-style debugging of OpenQASM 3 programs (lm_eval_quantum.bugs)
+                   # QBugLM-style debugging of OpenQASM 3 programs (lm_eval_quantum.problems.debugging.bugs)
                    "debug_fix", "debug_locate", "debug_classify")
 
 QASM_HEADER = ["OPENQASM 3.0;", 'include "stdgates.inc";']
@@ -132,7 +132,7 @@ def integer_rule(name: str, framework: str, low: int, high: int) -> str:
 def custom_gates_rule(width: int) -> str:
     """The offer of customgates.inc (resolved by the judge, frameworks.qasm_adapter) for the
     multi-controlled gates a register of `width` qubits can hold; "" below 3 qubits."""
-    from ..frameworks.qasm_adapter import MAX_CUSTOM_CONTROLS
+    from lm_eval_quantum.runtime.adapters.qasm_adapter import MAX_CUSTOM_CONTROLS
 
     top = min(MAX_CUSTOM_CONTROLS, width - 1)
     if top < 2:
@@ -259,11 +259,24 @@ def ellipsis_list(items: list[str], head: int = 2) -> str:
 def sandbox_limits(framework: str, slug: str):
     """The default sandbox limits of a task (thresholds.sized_limits of its canonical's
     measured cost, data/canonical_cost.json), as the judge applies them (scoring.doc_limits)."""
-    from ..scoring import canonical_costs
+    from .costs import canonical_costs
     from ..thresholds import sized_limits
 
     return sized_limits(canonical_costs().get(f"{framework}_{slug}", {}).get("cpu_seconds"),
                         computes=computes(slug))
+
+
+def reference(doc: dict):
+    """The judge's `Reference` of a doc: its problem's target for the doc's params and
+    framework, its hidden tests' oracles and answer check (judge/reference.py)."""
+    from ..judge.reference import Reference
+
+    problem, framework = get_problem(doc["problem"]), doc["framework"]
+    params = json.loads(doc["params"])
+    return Reference(
+        target=lambda: problem.target_for(params, framework),
+        oracle=lambda test, width: problem.oracle(test, framework, width),
+        answer_probability=lambda distribution, test: problem.answer_probability(distribution, test, framework))
 
 
 def computes(slug: str) -> bool:

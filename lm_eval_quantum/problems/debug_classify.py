@@ -2,7 +2,7 @@
 OpenQASM 3 program.  Scored by `accuracy` (and per bug category); no execution."""
 import re
 
-from ..bugs import TAXONOMY_TEXT, LabelTask
+from lm_eval_quantum.problems.debugging.bugs import TAXONOMY_TEXT, LabelTask
 
 
 class DebugClassify(LabelTask):

@@ -4,9 +4,9 @@ The answer is the corrected program, judged by exact equivalence with the refere
 program under the reference's own check (same state up to global phase, same
 unitary up to global phase, or the same exact output distribution); the
 difference in gate count is reported (`gate_count_delta`), not required.
-Mutants: `lm_eval_quantum.bugs`.
+Mutants: `lm_eval_quantum.problems.debugging.bugs`.
 """
-from ..bugs import DebugTask, gate_count, program_of
+from lm_eval_quantum.problems.debugging.bugs import DebugTask, gate_count, program_of
 from . import plural
 
 EQUIVALENCE = {

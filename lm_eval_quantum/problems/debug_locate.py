@@ -2,7 +2,7 @@
 QBugFind, location).  Scored by `accuracy` (and per bug category); no execution."""
 import re
 
-from ..bugs import LabelTask
+from lm_eval_quantum.problems.debugging.bugs import LabelTask
 
 
 class DebugLocate(LabelTask):

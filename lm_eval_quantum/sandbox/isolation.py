@@ -57,8 +57,13 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lm_eval_quantum.runtime.view import (ALLOWED_PACKAGE_ENTRIES, SANDBOX_MOUNTS, SANDBOX_PKG_ROOT,  # noqa: F401
+                                          hidden_paths, importable_dirs, package_dir,
+                                          python_executable, python_prefixes, user_site)
 
 # Strongest first.
 LEVELS: tuple[str, ...] = ("bwrap", "kernel", "rlimits")
@@ -67,10 +72,7 @@ ENV_LEVEL = "LMQ_ISOLATION"          # bwrap | kernel | rlimits | auto
 ENV_MIN_LEVEL = "LMQ_MIN_ISOLATION"  # fail fast when the chosen level is weaker
 
 # Only these parts of the package exist inside the bwrap sandbox.
-ALLOWED_PACKAGE_ENTRIES = ("__init__.py", "wire.py", "thresholds.py", "sandbox", "frameworks")
-SANDBOX_PKG_ROOT = "/opt/lmq"        # PYTHONPATH inside the sandbox
 SANDBOX_TMP_MB = 1024                # size cap of the private /tmp tmpfs (all samples)
-_SANDBOX_MOUNTS = ("/tmp", "/proc", "/dev", SANDBOX_PKG_ROOT)   # the sandbox's own
 
 # Capabilities the zygote keeps when bwrap runs as real root: to give each
 # child its own uid and temp dir, and to kill and clean up after it.
@@ -96,32 +98,6 @@ class ZygoteCommand:
     cleanup: list[str] = field(default_factory=list)   # host dirs to remove after exit
 
 
-def package_dir() -> Path:
-    import lm_eval_quantum
-
-    return Path(next(iter(lm_eval_quantum.__path__))).resolve()
-
-
-def python_executable() -> str:
-    """The harness's own interpreter, as invoked: never resolved through symlinks.
-
-    A venv's ``bin/python`` is usually a symlink to the base interpreter; Python
-    finds the venv (``pyvenv.cfg``, and so its site-packages) from the path it was
-    started as, so resolving the link would start the base interpreter without the
-    venv's packages."""
-    return os.path.abspath(sys.executable)
-
-
-def _user_site() -> Path | None:
-    """The user site-packages (``pip install --user``) when the harness imports from it."""
-    import site
-
-    if not site.ENABLE_USER_SITE:
-        return None
-    path = site.getusersitepackages()
-    return Path(path) if path in sys.path and os.path.isdir(path) else None
-
-
 def interpreter_flags() -> tuple[list[str], dict[str, str]]:
     """Command-line flags and environment that give the sandboxed interpreter the
     harness's import path: ``-s`` (no user site) unless the harness uses the user
@@ -129,61 +105,16 @@ def interpreter_flags() -> tuple[list[str], dict[str, str]]:
     (its ``HOME`` differs)."""
     import site
 
-    if _user_site() is None:
+    if user_site() is None:
         return ["-s"], {"PYTHONNOUSERSITE": "1"}
     return [], {"PYTHONUSERBASE": site.getuserbase()}
-
-
-def python_prefixes() -> list[Path]:
-    """The Python installation(s) the sandbox must be able to read: the base
-    interpreter, the environment (venv, conda env, ...), the user site, and any
-    other directory on the harness's ``sys.path`` (``.pth`` files of other editable
-    installs) except the working directory and the hidden package and checkout."""
-    exe = Path(python_executable())
-    roots = [sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix,
-             exe.parent.parent, Path(os.path.realpath(exe)).parent.parent]
-    user = _user_site()
-    if user is not None:
-        roots.append(user)
-    roots += _importable_dirs(sys.path[1:])   # never sys.path[0]: the script's or working dir
-    resolved = [Path(p).resolve() for p in roots]
-    # keep the outermost of nested roots
-    unique = list(dict.fromkeys(resolved))
-    return [p for p in unique if not any(q != p and q in p.parents for q in unique)]
-
-
-def _importable_dirs(entries) -> list[Path]:
-    """The import-path `entries` the sandbox may see: existing directories, except
-    one that holds or lies in the hidden package or its checkout, and except /tmp,
-    /proc, /dev, the sandbox's package root and their ancestors (a directory below
-    /tmp is bound on top of the private /tmp)."""
-    hidden = hidden_paths(package_dir())
-    mounts = [Path(m) for m in _SANDBOX_MOUNTS]
-    dirs = []
-    for entry in entries:
-        if not entry or not os.path.isdir(entry):
-            continue
-        path = Path(entry).resolve()
-        if any(h == path or h in path.parents or path in h.parents for h in hidden) or \
-                any(m == path or path in m.parents for m in mounts):
-            continue
-        dirs.append(path)
-    return dirs
 
 
 def pythonpath(first: str) -> str:
     """The sandbox's ``PYTHONPATH``: `first` (the package's sandbox side), then the
     harness's own ``PYTHONPATH`` entries that the sandbox may see."""
-    extra = _importable_dirs(os.environ.get("PYTHONPATH", "").split(os.pathsep))
+    extra = importable_dirs(os.environ.get("PYTHONPATH", "").split(os.pathsep))
     return os.pathsep.join([first, *map(str, extra)])
-
-
-def hidden_paths(pkg: Path) -> list[Path]:
-    """The package directory, and its source checkout when it lies in one (R1)."""
-    hide = [pkg]
-    if (pkg.parent / "pyproject.toml").exists() or (pkg.parent / ".git").exists():
-        hide.append(pkg.parent)
-    return hide
 
 
 def clean_env(home: str, first_path: str) -> dict[str, str]:
@@ -287,7 +218,7 @@ def zygote_command(level: str) -> ZygoteCommand:
     flags, _ = interpreter_flags()
     if level == "bwrap":
         privileged = os.geteuid() == 0
-        inner = [py, *flags, "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", "bwrap"]
+        inner = [py, *flags, "-m", "lm_eval_quantum.runtime.zygote", "--isolation", "bwrap"]
         if privileged:
             inner.append("--drop-uid")
         return ZygoteCommand(
@@ -303,7 +234,7 @@ def zygote_command(level: str) -> ZygoteCommand:
         home = tempfile.mkdtemp(prefix="lmq-zygote-")
         os.chmod(home, 0o711)    # children with their own uid reach their job dir only
         privileged = os.geteuid() == 0
-        argv = [py, *flags, "-m", "lm_eval_quantum.sandbox.zygote", "--isolation", level,
+        argv = [py, *flags, "-m", "lm_eval_quantum.runtime.zygote", "--isolation", level,
                 "--tmp", home]
         if privileged:
             argv.append("--drop-uid")
@@ -321,7 +252,7 @@ def zygote_command(level: str) -> ZygoteCommand:
 # --- probes: does a level actually work on this machine? -----------------------
 def required_modules() -> list[str]:
     """Top-level packages the zygote preloads (:data:`frameworks.PRELOADED_MODULES`)."""
-    from lm_eval_quantum.frameworks import PRELOADED_MODULES
+    from lm_eval_quantum.runtime.adapters import PRELOADED_MODULES
 
     return list(dict.fromkeys(name.split(".")[0] for name in PRELOADED_MODULES))
 
@@ -337,7 +268,7 @@ def missing_modules() -> list[str]:
 # every framework the zygote will preload is found on the sandbox's import path.
 _BWRAP_CHECK = """
 import importlib.util, sys
-import lm_eval_quantum.wire, lm_eval_quantum.thresholds, lm_eval_quantum.sandbox.zygote
+import lm_eval_quantum.runtime.wire, lm_eval_quantum.thresholds, lm_eval_quantum.runtime.zygote
 missing = [m for m in {modules!r} if importlib.util.find_spec(m) is None]
 sys.exit("not importable inside the sandbox: " + ", ".join(missing) if missing else 0)
 """
@@ -366,16 +297,16 @@ def _probe_bwrap() -> str | None:
 # then check that what must be denied is denied.
 _KERNEL_CHECK = """
 import os, socket, sys, tempfile
-from lm_eval_quantum.sandbox import confine, isolation
+from lm_eval_quantum.runtime import confine, view
 tmp = tempfile.mkdtemp()
-pkg = isolation.package_dir()
-rules = confine.read_rules([*confine.SYSTEM_READ, *isolation.python_prefixes()],
-                           isolation.hidden_paths(pkg),
-                           [pkg / entry for entry in isolation.ALLOWED_PACKAGE_ENTRIES])
+pkg = view.package_dir()
+rules = confine.read_rules([*confine.SYSTEM_READ, *view.python_prefixes()],
+                           view.hidden_paths(pkg),
+                           [pkg / entry for entry in view.ALLOWED_PACKAGE_ENTRIES])
 confine.install_landlock(rules + [(tmp, 0xFFFFFFFF)])
 confine.install_seccomp()
 open(os.path.join(tmp, "ok"), "w").write("x")
-import lm_eval_quantum.wire
+import lm_eval_quantum.runtime.wire
 attempts = {"read /etc/passwd": lambda: open("/etc/passwd").read(1),
             "read the dataset": lambda: open(pkg / "data" / "SHA256SUMS").read(1),
             "fork": os.fork, "TCP socket": lambda: socket.socket(socket.AF_INET),
@@ -391,7 +322,7 @@ print("ok")
 
 
 def _probe_kernel() -> str | None:
-    from . import confine
+    from lm_eval_quantum.runtime import confine
 
     why = confine.seccomp_supported()
     if why:
@@ -503,3 +434,25 @@ def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
             + (f". {why_not}" if why_not else "") + ".",
             RuntimeWarning, stacklevel=3)
     return chosen
+
+
+def take_isolation_flags(argv: Sequence[str]) -> list[str]:
+    """Consume ``--isolation LEVEL`` / ``--min-isolation LEVEL`` (our flags, not
+    lm-eval's) into ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION``; fail fast when the
+    level cannot run here.  Returns the remaining arguments."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--isolation", choices=("auto", *LEVELS))
+    parser.add_argument("--min-isolation", choices=LEVELS)
+    ours, rest = parser.parse_known_args(list(argv))
+    if ours.isolation:
+        os.environ[ENV_LEVEL] = ours.isolation
+    if ours.min_isolation:
+        os.environ[ENV_MIN_LEVEL] = ours.min_isolation
+    if ours.isolation or ours.min_isolation:
+        try:
+            resolve()
+        except IsolationUnavailable as exc:
+            raise SystemExit(f"lm-eval-quantum: {exc}") from None
+    return rest

@@ -1,6 +1,6 @@
 """Harness side of the sandbox: a pool of forked samples served by one warm zygote.
 
-``SandboxPool`` starts :mod:`lm_eval_quantum.sandbox.zygote` (at the isolation
+``SandboxPool`` starts :mod:`lm_eval_quantum.runtime.zygote` (at the isolation
 level chosen by :mod:`.isolation`) the first time a job runs, and talks to it
 over an ``AF_UNIX``/``SOCK_SEQPACKET`` control socket.  Per job it creates a
 fresh socketpair, hands one end to the zygote (``SCM_RIGHTS``), writes the job
@@ -47,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
-from lm_eval_quantum import wire
+from lm_eval_quantum.runtime import wire
 from lm_eval_quantum.thresholds import SandboxLimits, limits_from_env
 
 from . import isolation as iso

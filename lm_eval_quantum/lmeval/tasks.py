@@ -1,0 +1,268 @@
+"""The task table: problem x framework x variant -> an lm-eval task.
+
+Variants (suffix of `quantum_<framework>_<problem>`):
+  ""         greedy generation, n = 1, pass@1
+  "sampled"  n = 10 samples at temperature 0.8, unbiased pass@1/5/10
+  "prefill"  imports + signature given as `gen_prefix` (assistant prefill)
+  "ppl"      loglikelihood_rolling over the canonical answer (bits per byte)
+
+Tags use the `lmq-` prefix so that no tag matches a `quantum_*` task glob
+(lm-eval raises a duplicate-task error when a glob selects a task twice).
+The YAML files under task_configs/ are rendered from this table by
+scripts/build_data.py; a test checks they are current.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem, task_name
+from lm_eval_quantum.sandbox.isolation import LEVELS
+
+BUG_CATEGORIES = ("C1", "C2", "C3", "C4")     # QBugLM's taxonomy (lm_eval_quantum.problems.debugging.bugs)
+
+from lm_eval_quantum.paths import DATA_DIR  # noqa: E402  (re-read by the scripts and tests)
+QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
+QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
+SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + ("debugging",)
+# Metrics that only some check kinds define (names stable across versions).
+KIND_METRICS = {
+    "state": ("fidelity", "tvd", "kl"),
+    "unitary": ("fidelity",),
+    "algorithm": ("shots_used", "shot_ratio"),
+    "distribution": ("tvd", "kl"),
+    "variational": ("approximation_ratio",),
+    "channel": ("fidelity",),
+    "repair": ("gate_count_delta",),
+    "classifier": ("accuracy",),
+    "label": ("accuracy",),
+}
+# Efficiency of correct answers against the canonical (mean over passing samples;
+# docs without one are left out of the task mean).
+RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")
+LOWER_IS_BETTER = ("tvd", "kl", "shots_used", "shot_ratio", "gate_count_delta") + RATIO_METRICS
+ERROR_CATEGORIES = ("no_code", "syntax", "missing_api", "runtime", "timeout",
+                    "resource_limit", "shape_mismatch", "wrong_answer", "infra")
+
+
+class Function(str):
+    """A `!function` reference in a task YAML."""
+
+
+# Per-doc values that are NaN when undefined (no passing sample) are averaged
+# over the docs that define them.
+NANMEAN = Function("lm_eval_quantum.lmeval.metrics.nanmean")
+# lm-eval's corpus BLEU under the pack's name: lm-eval bootstraps the standard error of its
+# own `bleu` aggregation, forking a process pool per task and printing a line and a progress
+# bar for each (metrics.bleu); this one has no standard error (N/A in the table)
+BLEU = Function("lm_eval_quantum.lmeval.metrics.bleu")
+NAN_MEAN_METRICS = RATIO_METRICS + ("shot_ratio", "gate_count_delta")
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    name: str
+    framework: str
+    problem: str
+    variant: str
+
+    @property
+    def data_file(self) -> str:
+        return f"{self.framework}_{self.problem}"
+
+
+def task_table() -> dict[str, TaskInfo]:
+    table = {}
+    for slug in PROBLEM_MODULES:
+        problem = get_problem(slug)
+        for fw in problem.frameworks:
+            for variant in problem.variants:
+                name = task_name(fw, slug, variant)
+                table[name] = TaskInfo(name, fw, slug, variant)
+    return table
+
+
+def resolve(pattern: str = "*") -> list[str]:
+    """Task names matching a shell-style pattern or a comma-separated list of them."""
+    patterns = pattern.split(",")
+    return sorted(n for n in task_table() if any(fnmatch.fnmatchcase(n, p) for p in patterns))
+
+
+def is_sampled(gen_kwargs) -> bool:
+    """A sampled (non-greedy) generation: ``temperature > 0``, or ``do_sample`` without a
+    temperature.  An explicit ``temperature: 0`` is greedy whatever ``do_sample`` says."""
+    if not isinstance(gen_kwargs, dict):
+        return False
+    temperature = gen_kwargs.get("temperature")
+    if temperature is not None:
+        try:
+            return float(temperature) > 0
+        except (TypeError, ValueError):
+            return False
+    return bool(gen_kwargs.get("do_sample"))
+
+
+def read_docs(data_file: str, split: str = "test", data_dir: Path | None = None) -> list[dict]:
+    """A data file's docs of one split, from the shipped data or `data_dir` (a private
+    split, lm_eval_quantum.splits)."""
+    path = (data_dir or DATA_DIR) / f"{data_file}.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run scripts/build_data.py")
+    with path.open() as fh:
+        docs = [json.loads(line) for line in fh if line.strip()]
+    return [d for d in docs if d["split"] == split]
+
+
+# --- YAML rendering -------------------------------------------------------------------
+def _metric(name: str, aggregation="mean", higher: bool = True) -> dict:
+    return {"metric": name, "aggregation": aggregation, "higher_is_better": higher}
+
+
+def metric_names(info: TaskInfo) -> list[str]:
+    check = get_problem(info.problem).check
+    if check == "label":      # a short answer, no code: accuracy, overall and per bug category
+        return ["accuracy"] + [f"accuracy_{c}" for c in BUG_CATEGORIES]
+    n = th.SAMPLED_REPEATS if info.variant == "sampled" else 1
+    names = [f"pass@{k}" for k in th.PASS_AT_K if k <= n]
+    if check == "repair":     # debugging: also per bug category
+        names += [f"pass@{k}_{c}" for k in th.PASS_AT_K if k <= n for c in BUG_CATEGORIES]
+    names += ["semantic_score", "syntax_ok", "exec_ok", *KIND_METRICS[check], *RATIO_METRICS]
+    names += [f"error_{c}" for c in ERROR_CATEGORIES]
+    # Sandbox facts of the run: samples retried after an infrastructure fault, and
+    # the share of samples that ran at each isolation level (1.0 for one of them).
+    names += ["infra_retried"] + [f"isolation_{level}" for level in LEVELS]
+    return names
+
+
+def answer_budget(canonicals) -> int:
+    """`max_gen_toks` for a task: its longest canonical answer as a chat model writes it
+    (prose before and after, a comment every few lines), in tokens, with the margin of
+    thresholds.ANSWER_TOKENS_PER_CHAR; never below thresholds.ANSWER_TOKENS_MIN."""
+    need = max(len(c) + th.ANSWER_COMMENT_CHARS_PER_LINE * (c.count("\n") + 1) for c in canonicals)
+    tokens = th.ANSWER_TOKENS_PER_CHAR * (need + th.ANSWER_PROSE_CHARS)
+    step = th.ANSWER_TOKENS_STEP
+    return max(th.ANSWER_TOKENS_MIN, step * math.ceil(tokens / step))
+
+
+def stop_sequences(info: TaskInfo, docs: list[dict]) -> list[str]:
+    """Nothing that can occur inside an answer stops it: the model's end of turn (lm-eval
+    adds EOS) ends every task; a `_prefill` task whose answer is the one code block the
+    prefill opens also ends at that block's closing fence (not when the answer has a
+    second block, as OpenQASM + Python post-processing do)."""
+    if info.variant == "prefill" and all(
+            d["canonical"][len(d["prefill"]):].rstrip().find(th.PREFILL_STOP)
+            == len(d["canonical"][len(d["prefill"]):].rstrip()) - len(th.PREFILL_STOP) for d in docs):
+        return [th.PREFILL_STOP]
+    return []
+
+
+def task_config(info: TaskInfo) -> dict:
+    problem = get_problem(info.problem)
+    fw, suite = info.framework, problem.suite
+    tags = ["lmq-all", f"lmq-{fw}", f"lmq-{suite}", f"lmq-{fw}-{suite}", f"lmq-check-{problem.check}"]
+    cfg = {
+        "task": info.name,
+        "tag": tags + ([f"lmq-{info.variant}"] if info.variant else ["lmq-greedy"]),
+        "custom_dataset": Function("lm_eval_quantum.lmeval.metrics.load_task_dataset"),
+        "dataset_kwargs": {"task_file": info.data_file},
+        "test_split": "test",
+        "fewshot_split": "fewshot",
+    }
+    if info.variant == "ppl" or problem.check == "label":   # answers never run
+        cfg["dataset_kwargs"]["executes"] = False
+    if info.variant == "ppl":
+        cfg.update({
+            "output_type": "loglikelihood_rolling",
+            "doc_to_text": "",
+            "doc_to_target": "canonical",
+            "metric_list": [_metric("word_perplexity", "weighted_perplexity", False),
+                            _metric("byte_perplexity", "weighted_perplexity", False),
+                            _metric("bits_per_byte", "bits_per_byte", False)],
+            "metadata": {"version": problem.version},
+        })
+        return cfg
+    cfg.update({"output_type": "generate_until", "doc_to_text": "prompt", "doc_to_target": "canonical",
+                "target_delimiter": "", "fewshot_delimiter": "\n\n"})
+    if problem.check == "label":
+        cfg.update({
+            "generation_kwargs": {"until": ["\n\n"], "max_gen_toks": 16, "do_sample": False,
+                                  "temperature": 0.0},
+            "process_results": Function("lm_eval_quantum.lmeval.metrics.process_label_results"),
+            "metric_list": [_metric(m, NANMEAN if m != "accuracy" else "mean") for m in metric_names(info)],
+            "metadata": {"version": problem.version},
+        })
+        return cfg
+    docs = read_docs(info.data_file, "test") + read_docs(info.data_file, "fewshot")
+    sampled = info.variant == "sampled"
+    cfg.update({
+        "generation_kwargs": {
+            "until": stop_sequences(info, docs),
+            "max_gen_toks": answer_budget(d["canonical"] for d in docs),
+            "do_sample": sampled,
+            "temperature": th.SAMPLED_TEMPERATURE if sampled else 0.0,
+        },
+        "repeats": th.SAMPLED_REPEATS if sampled else 1,
+        "unsafe_code": True,
+        "filter_list": [{
+            "name": "judge",
+            "filter": [{
+                "function": "custom",
+                "filter_fn": Function("lm_eval_quantum.lmeval.metrics."
+                                      + ("judge_filter_prefill" if info.variant == "prefill" else "judge_filter")),
+            }],
+        }],
+        "process_results": Function("lm_eval_quantum.lmeval.metrics.process_results"),
+        "metric_list": [_metric(m, NANMEAN if m in NAN_MEAN_METRICS or m.rsplit("_", 1)[-1] in BUG_CATEGORIES
+                                else "mean",
+                                higher=not m.startswith(("error_", "infra_")) and m not in LOWER_IS_BETTER)
+                        for m in metric_names(info)] + [_metric("bleu", BLEU)],
+        "metadata": {"version": problem.version},
+    })
+    if info.variant == "prefill":
+        cfg["gen_prefix"] = "prefill"
+    return cfg
+
+
+
+
+# Metrics each group aggregates over its tasks (weighted by doc count, judge filter).
+GROUP_METRICS = ("pass@1", "semantic_score", "syntax_ok", "exec_ok")
+
+
+def group_name(framework: str | None, suite: str) -> str:
+    """`lmq_<framework>_<suite>` (or `lmq_<suite>` over every framework), snake case:
+    no `quantum_*` task glob matches a group."""
+    return "_".join(["lmq", *([framework] if framework else []), suite.replace("-", "_")])
+
+
+def group_configs() -> dict[str, dict]:
+    """One lm-eval group per (framework, suite) and per suite, over the greedy base
+    tasks, aggregating GROUP_METRICS."""
+    members: dict[str, list[str]] = {}
+    for info in task_table().values():
+        if info.variant or get_problem(info.problem).check == "label":
+            continue     # label tasks have no pass@1 to aggregate
+        suite = get_problem(info.problem).suite
+        for key in (group_name(info.framework, suite), group_name(None, suite)):
+            members.setdefault(key, []).append(info.name)
+    return {name: {"group": name, "task": sorted(tasks),
+                   "aggregate_metric_list": [{"metric": m, "aggregation": "mean", "weight_by_size": True,
+                                              "filter_list": ["judge"]} for m in GROUP_METRICS],
+                   "metadata": {"version": 1}}
+            for name, tasks in sorted(members.items())}
+
+
+def render_yaml(cfg: dict) -> str:
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(Function, lambda d, v: d.represent_scalar("!function", str(v)))
+    Dumper.add_representer(str, lambda d, v: d.represent_scalar(
+        "tag:yaml.org,2002:str", v, style='"' if "\n" in v else None))
+    return yaml.dump(cfg, Dumper=Dumper, sort_keys=False, width=100, allow_unicode=True)
