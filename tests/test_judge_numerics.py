@@ -48,8 +48,8 @@ def _m(u) -> list:
 
 
 def _session(spec, target, framework="qiskit"):
-    problem = SimpleNamespace(target_for=lambda params, framework: target)
-    return SimpleNamespace(spec={"num_qubits": 0, **spec}, params={}, problem=problem,
+    reference = SimpleNamespace(target=lambda: target)
+    return SimpleNamespace(spec={"num_qubits": 0, **spec}, params={}, reference=reference,
                            framework=framework, key=("t", framework, 0, 0), answers={})
 
 
