@@ -48,8 +48,8 @@ def pack(*args):
 def wrapper(*args, missing=(), timeout=120):
     """The lm-eval-quantum console script's entry point, optionally without some packages."""
     code = (f"import sys\nfor m in {list(missing)!r}: sys.modules[m] = None\n"
-            f"from lm_eval_quantum.lmeval.cli import main\nsys.argv[0] = 'lm-eval-quantum'\n"
-            f"main({list(args)!r})\n")
+            f"from lm_eval_quantum.__main__ import main\nsys.argv[0] = 'lm-eval-quantum'\n"
+            f"raise SystemExit(main({list(args)!r}))\n")
     return run(["-c", code], timeout=timeout)
 
 

@@ -138,7 +138,7 @@ def test_lm_eval_runs_the_three_tasks(tmp_path):
     replay = tmp_path / "generations.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
+    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum", "--model", "quantum-replay",
                            "--model_args", f"path={replay}", "--tasks", ",".join(TASKS), "--limit", "3",
                            "--confirm_run_unsafe_code", "--output_path", str(out)],
                           cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=600)

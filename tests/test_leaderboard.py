@@ -50,7 +50,7 @@ def _start(replay_lines, name, tasks, tmp, limit=2, chat=False):
     replay.write_text("".join(json.dumps(line) + "\n" for line in replay_lines))
     out = tmp / f"run_{len(list(tmp.glob('run_*')))}"
     out.mkdir()
-    cmd = [sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
+    cmd = [sys.executable, "-m", "lm_eval_quantum", "--model", "quantum-replay",
            "--model_args", f"path={replay},pretrained={name}", "--tasks", tasks, "--limit", str(limit),
            "--confirm_run_unsafe_code", "--output_path", str(out), "--log_samples",
            *(["--apply_chat_template"] if chat else [])]

@@ -51,7 +51,7 @@ def replay_run(tmp_path_factory):
     replay = tmp / "generations.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp / "out"
-    _run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
+    _run([sys.executable, "-m", "lm_eval_quantum", "--model", "quantum-replay",
           "--model_args", f"path={replay}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
           "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(out), "--log_samples"], tmp)
     return tmp, out
@@ -102,7 +102,7 @@ def test_logged_samples_carry_verdicts_and_rescore_identically(replay_run):
     assert all(v["isolation"] in ("bwrap", "kernel", "rlimits") for v in verdicts if v["category"] != "no_code")
     # Re-score the logged generations (the leaderboard workflow): same numbers.
     again = tmp / "again"
-    _run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
+    _run([sys.executable, "-m", "lm_eval_quantum", "--model", "quantum-replay",
           "--model_args", f"path={out}", "--tasks", "quantum_qasm_ghz,quantum_cirq_qft_sampled",
           "--limit", "3", "--confirm_run_unsafe_code", "--output_path", str(again)], tmp)
     first, second = _results(out), _results(again)

@@ -350,7 +350,7 @@ def test_wheel_contents(tmp_path):
                 assert src.relative_to(ROOT).as_posix() in names
     (ep,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     eps = zipfile.ZipFile(wheel).read(ep).decode()
-    assert "lm-eval-quantum = lm_eval_quantum.lmeval.cli:main" in eps
+    assert "lm-eval-quantum = lm_eval_quantum.__main__:main" in eps
     assert "[lm_eval.tasks]" in eps and "quantum = lm_eval_quantum.lmeval.registration:tasks_dir" in eps
 
 

@@ -46,7 +46,7 @@ def submission(tmp_path_factory) -> Path:
                                                "responses": responses}) + "\n"
                                    for task, doc, responses in answers))
     out = tmp / "out"
-    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum.lmeval.cli", "--model", "quantum-replay",
+    proc = subprocess.run([sys.executable, "-m", "lm_eval_quantum", "--model", "quantum-replay",
                            "--model_args", f"path={generations}", "--tasks", ",".join(DOCS),
                            "--samples", json.dumps(DOCS), "--confirm_run_unsafe_code", "--log_samples",
                            "--output_path", str(out)], cwd=ROOT, env=ENV, capture_output=True, text=True,
