@@ -8,15 +8,16 @@ import pytest
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import distributions, simulate
-from lm_eval_quantum.judge.grading import CHECKS, CheckFailure, framework_distribution
+from lm_eval_quantum.judge.grading import CheckFailure, framework_distribution
+from lm_eval_quantum.judge.kinds import CHECKS
 
 BELL = np.array([1, 0, 0, 1]) / math.sqrt(2)
 CX = np.eye(4)[[0, 3, 2, 1]]   # qiskit order: control qubit 0, target qubit 1
 
 
 def _session(spec, target, framework="qiskit", params=None):
-    problem = SimpleNamespace(target_for=lambda params, framework: target)
-    return SimpleNamespace(spec={"num_qubits": 0, **spec}, params=params or {}, problem=problem,
+    reference = SimpleNamespace(target=lambda: target)
+    return SimpleNamespace(spec={"num_qubits": 0, **spec}, params=params or {}, reference=reference,
                            framework=framework, key=("t", framework, 0, 0), answers={})
 
 
@@ -158,8 +159,8 @@ def test_algorithm_pass_count_from_exact_success_probability():
         s = _session({"kind": "algorithm", "hidden": [{"answer": "01"}] * 4, "min_correct": 3,
                       "oracle": {"name": "Oracle", "num_qubits": 2},
                       "canonical_success": canonical_success}, None)
-        s.problem.oracle = lambda test, fw, width: {"perm": list(range(2**width)), "phase": None}
-        s.problem.answer_probability = lambda dist, test, fw: dist.get(test["answer"], 0.0)
+        s.reference.oracle = lambda test, width: {"perm": list(range(2**width)), "phase": None}
+        s.reference.answer_probability = lambda dist, test: dist.get(test["answer"], 0.0)
         s.answers = {0: "01", 1: "01", 2: "11", 3: "01"}
         return s
 
