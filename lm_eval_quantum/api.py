@@ -42,7 +42,7 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
     info = _info(task)
     if info.variant == "ppl":
         raise ValueError(f"{task} is a perplexity task; there is nothing to execute")
-    if get_problem(info.problem).check == "label":
+    if not get_problem(info.problem).executes:
         raise ValueError(f"{task} is answered with a line number or a bug category, not code; "
                          "lm_eval_quantum.lmeval.metrics.process_label_results scores it")
     if isinstance(doc, int):

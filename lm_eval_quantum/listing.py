@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.lmeval import selection
 from lm_eval_quantum.lmeval.selection import is_glob
 
@@ -55,7 +56,7 @@ class Catalogue:
 
     def executes(self, task: str) -> bool:
         """Whether the task's answers run in the sandbox (not `_ppl`, not a label task)."""
-        return self.variant[task] != "ppl" and self.check[task] != "label"
+        return self.variant[task] != "ppl" and KINDS[self.check[task]].executes
 
     def expand(self, entry: str) -> list[str]:
         """The tasks a `--tasks` entry (task, group, tag or a glob over them) selects."""

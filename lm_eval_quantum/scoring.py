@@ -7,7 +7,7 @@ import json
 from lm_eval_quantum.judge.extract import extract_sources
 from .judge.checks import Session, empty_verdict
 from .problems import reference
-from .judge.grading import SEED_FREE_KINDS
+from .judge.kinds import SEED_FREE_KINDS
 from .thresholds import MAX_RESPONSE_CHARS, SandboxLimits, limits_from_env
 
 def session_for(doc: dict, sample_index: int = 0) -> Session:

@@ -36,7 +36,7 @@ def run_selfcheck(pattern: str = "quantum_*", progress: bool = True, seeds: int 
     # nothing runs for perplexity tasks, nor for the debugging label tasks (a line number
     # or a category, compared in metrics.process_label_results)
     names = [n for n in resolve(pattern) if table[n].variant != "ppl"
-             and get_problem(table[n].problem).check != "label"]
+             and get_problem(table[n].problem).executes]
     unique: dict[tuple, int] = {}
     items, owners = [], []          # owners[i]: the tasks sharing unique item i
     for name in names:

@@ -8,7 +8,8 @@ import pytest
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import distributions, simulate
-from lm_eval_quantum.judge.grading import CHECKS, CheckFailure, framework_distribution
+from lm_eval_quantum.judge.grading import CheckFailure, framework_distribution
+from lm_eval_quantum.judge.kinds import CHECKS
 
 BELL = np.array([1, 0, 0, 1]) / math.sqrt(2)
 CX = np.eye(4)[[0, 3, 2, 1]]   # qiskit order: control qubit 0, target qubit 1

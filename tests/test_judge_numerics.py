@@ -30,7 +30,8 @@ from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.problems.datacheck import judged_circuits
 from lm_eval_quantum.judge import gateset, simulate
 from lm_eval_quantum.scoring import session_for
-from lm_eval_quantum.judge.grading import CHECKS, unitary_part
+from lm_eval_quantum.judge.grading import unitary_part
+from lm_eval_quantum.judge.kinds import CHECKS
 from lm_eval_quantum.sandbox.pool import RunResult
 from lm_eval_quantum.problems.costs import canonical_stats
 

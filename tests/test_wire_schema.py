@@ -31,7 +31,7 @@ from lm_eval_quantum.api import load_docs
 from lm_eval_quantum.judge.extract import extract_sources
 from lm_eval_quantum.judge.checks import Session
 from lm_eval_quantum.scoring import session_for
-from lm_eval_quantum.judge.grading import CHECKS
+from lm_eval_quantum.judge.kinds import CHECKS
 from lm_eval_quantum.sandbox.pool import RunResult
 
 NOT_INFRA = set(wire.CATEGORIES) - {"infra"}

@@ -28,7 +28,8 @@ from .. import thresholds as th
 from lm_eval_quantum.runtime.wire import (
     SizeLimitError, WireError, check_circuit, check_message, op_kind)
 from . import equivalence, gateset, simulate
-from .grading import CHECKS, CheckFailure, served_distribution
+from .grading import CheckFailure, served_distribution
+from .kinds import CHECKS
 from .reference import Reference
 
 log = logging.getLogger("lm_eval.quantum")

@@ -32,9 +32,10 @@ import math
 import time
 
 from lm_eval_quantum.judge.extract import with_prefill
+from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.sandbox.isolation import LEVELS
 from lm_eval_quantum.lmeval.tasks import (
-    BUG_CATEGORIES, ERROR_CATEGORIES, KIND_METRICS, RATIO_METRICS, read_docs)
+    BUG_CATEGORIES, ERROR_CATEGORIES, RATIO_METRICS, read_docs)
 from lm_eval_quantum.thresholds import KL_FLOOR, PASS_AT_K
 
 # A sample without a distribution (it failed before one existed) counts as the
@@ -463,7 +464,7 @@ def process_results(doc, results):
     out["exec_ok"] = _mean(float(v["exec_ok"]) for v in scored)
     kind = json.loads(doc["check"])["kind"]
     reference = canonical_stats(doc)
-    for name in KIND_METRICS[kind] + RATIO_METRICS:
+    for name in KINDS[kind].metrics + RATIO_METRICS:
         if name in RATIOS:      # efficiency of correct answers against the canonical
             field = RATIOS[name]
             out[name] = nanmean(_ratio(v.get(field), reference.get(field)) for v in passed)

@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 
 from lm_eval_quantum.judge.extract import with_prefill
+from lm_eval_quantum.judge.kinds import KINDS
 
 logger = logging.getLogger("lm_eval.quantum.repair")   # shown where lm-eval configures "lm_eval"
 
@@ -55,7 +56,7 @@ def _unrepairable(info, docs) -> str | None:
         return "a perplexity (_ppl) task: there is no answer to execute"
     if not docs:
         return "a task without test docs"
-    if any(json.loads(d["check"])["kind"] == "label" for d in docs):
+    if any(not KINDS[json.loads(d["check"])["kind"]].executes for d in docs):
         return "a label task: its answer is a label, not a program to execute"
     return None
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem, task_name
 from lm_eval_quantum.sandbox.isolation import LEVELS
 
@@ -29,18 +30,6 @@ from lm_eval_quantum.paths import DATA_DIR  # noqa: E402  (re-read by the script
 QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
 QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
 SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + ("debugging",)
-# Metrics that only some check kinds define (names stable across versions).
-KIND_METRICS = {
-    "state": ("fidelity", "tvd", "kl"),
-    "unitary": ("fidelity",),
-    "algorithm": ("shots_used", "shot_ratio"),
-    "distribution": ("tvd", "kl"),
-    "variational": ("approximation_ratio",),
-    "channel": ("fidelity",),
-    "repair": ("gate_count_delta",),
-    "classifier": ("accuracy",),
-    "label": ("accuracy",),
-}
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).
 RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")
@@ -123,14 +112,15 @@ def _metric(name: str, aggregation="mean", higher: bool = True) -> dict:
 
 
 def metric_names(info: TaskInfo) -> list[str]:
-    check = get_problem(info.problem).check
-    if check == "label":      # a short answer, no code: accuracy, overall and per bug category
-        return ["accuracy"] + [f"accuracy_{c}" for c in BUG_CATEGORIES]
+    kind = KINDS[get_problem(info.problem).check]
+    by_category = (lambda names: [f"{m}_{c}" for m in names for c in BUG_CATEGORIES]
+                   if kind.by_category else [])
+    if not kind.executes:     # a short answer, no code: its own metrics only
+        return [*kind.metrics, *by_category(kind.metrics)]
     n = th.SAMPLED_REPEATS if info.variant == "sampled" else 1
     names = [f"pass@{k}" for k in th.PASS_AT_K if k <= n]
-    if check == "repair":     # debugging: also per bug category
-        names += [f"pass@{k}_{c}" for k in th.PASS_AT_K if k <= n for c in BUG_CATEGORIES]
-    names += ["semantic_score", "syntax_ok", "exec_ok", *KIND_METRICS[check], *RATIO_METRICS]
+    names += by_category(names)
+    names += ["semantic_score", "syntax_ok", "exec_ok", *kind.metrics, *RATIO_METRICS]
     names += [f"error_{c}" for c in ERROR_CATEGORIES]
     # Sandbox facts of the run: samples retried after an infrastructure fault, and
     # the share of samples that ran at each isolation level (1.0 for one of them).
@@ -172,7 +162,7 @@ def task_config(info: TaskInfo) -> dict:
         "test_split": "test",
         "fewshot_split": "fewshot",
     }
-    if info.variant == "ppl" or problem.check == "label":   # answers never run
+    if info.variant == "ppl" or not problem.executes:   # answers never run
         cfg["dataset_kwargs"]["executes"] = False
     if info.variant == "ppl":
         cfg.update({
@@ -187,7 +177,7 @@ def task_config(info: TaskInfo) -> dict:
         return cfg
     cfg.update({"output_type": "generate_until", "doc_to_text": "prompt", "doc_to_target": "canonical",
                 "target_delimiter": "", "fewshot_delimiter": "\n\n"})
-    if problem.check == "label":
+    if not problem.executes:
         cfg.update({
             "generation_kwargs": {"until": ["\n\n"], "max_gen_toks": 16, "do_sample": False,
                                   "temperature": 0.0},
@@ -244,7 +234,7 @@ def group_configs() -> dict[str, dict]:
     tasks, aggregating GROUP_METRICS."""
     members: dict[str, list[str]] = {}
     for info in task_table().values():
-        if info.variant or get_problem(info.problem).check == "label":
+        if info.variant or not get_problem(info.problem).executes:
             continue     # label tasks have no pass@1 to aggregate
         suite = get_problem(info.problem).suite
         for key in (group_name(info.framework, suite), group_name(None, suite)):

@@ -4,7 +4,7 @@ A problem declares *what* is checked; the judge owns *how*.  Each problem
 module defines a `Problem` subclass instance called `PROBLEM` with:
 
 * `slug`, `title`, `frameworks`, `check` (a judge check kind of
-  `judge.grading.CHECKS`: "state", "unitary", "algorithm", "distribution",
+  `judge.kinds`: "state", "unitary", "algorithm", "distribution",
   "variational", "channel" or "repair"), `suite`, `version`;
 * `instances(split)` -> list of JSON-able parameter dicts (seeded, disjoint
   between the `test` and `fewshot` splits);
@@ -335,6 +335,13 @@ class Problem:
     check: str = "state"
     suite: str = "algorithm-design"   # QCircuitBench's suites: also oracle-construction, random-circuits
     version: int = 1
+
+    @property
+    def executes(self) -> bool:
+        """Is an answer code that runs (every check kind but `label`)?"""
+        from ..judge.kinds import KINDS
+
+        return KINDS[self.check].executes
     # the task variants (see tasks.py); tasks without code to run have only ""
     variants: tuple = ("", "sampled", "prefill", "ppl")
     test_sizes: range = range(2, 7)

@@ -432,7 +432,7 @@ def read_board(paths: list[str], names: dict[str, str] | None = None) -> Board:
                 board.unknown.add(task)
                 continue
             problem = get_problem(info.problem)
-            label = problem.check == "label"
+            label = not problem.executes     # its accuracy counts as pass@1
             samples = samples_file(path, task)
             docs = None
             if samples is not None:

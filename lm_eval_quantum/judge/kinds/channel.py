@@ -1,0 +1,94 @@
+"""The `channel` check kind.
+
+channel (inputs, outputs, mode "quantum" | "classical", protocol): a
+  communication protocol as one circuit: its parties' locality holds
+  (`judge.locality`) and the channel inputs -> outputs is the identity
+  (entanglement fidelity >= 1 - PROCESS_FIDELITY_EPS) or, for basis inputs, gives
+  the target output distribution (TVD <= DISTRIBUTION_TVD_EPS); see grade_channel.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.judge import simulate
+from lm_eval_quantum.judge.grading import Grade, clamp_fidelity, split_ancillas, unitary_part
+from lm_eval_quantum.judge.kinds import Kind
+
+
+def _channel_outputs(circuit, body, inputs: list[int], outputs: list[int]):
+    """For every basis input x (bit j = value of inputs[j]; every other qubit |0>):
+    the final state as a (2^|outputs|, 2^rest) matrix, row bit j = value of outputs[j]."""
+    n = circuit["num_qubits"]
+    rest = [q for q in range(n) if q not in outputs]
+    chunk = max(1, 4**th.MAX_UNITARY_QUBITS // 2**n)
+    for start in range(0, 2 ** len(inputs), chunk):
+        xs = range(start, min(start + chunk, 2 ** len(inputs)))
+        columns = np.zeros((2**n, len(xs)), dtype=complex)
+        for j, x in enumerate(xs):
+            columns[sum(((x >> i) & 1) << q for i, q in enumerate(inputs)), j] = 1
+        out = simulate.evolve(body, columns)
+        for j, x in enumerate(xs):
+            yield x, split_ancillas(out[:, j], n, outputs, rest)
+
+
+def grade_channel(session, circuit) -> Grade:
+    """A protocol run as one circuit: its parties' locality (`judge.locality`, the
+    spec's "protocol" block) and the channel from `inputs` to `outputs` (every other
+    qubit starts in |0> and is traced out at the end).
+
+    * mode "quantum": the entanglement fidelity of the channel with the identity,
+      F = (1/d^2) sum_a |sum_x <x|_out <a|_rest U |x>_in |0..>|^2 >= 1 - PROCESS_FIDELITY_EPS
+      (inputs[j] -> outputs[j]);
+    * mode "classical": for every basis input, the distribution of the outputs'
+      computational-basis values is within DISTRIBUTION_TVD_EPS (TVD) of
+      `problem.target_for(params, framework)[in_key]`, keys listing the values of
+      inputs[j] / outputs[j] in order (the same in every framework)."""
+    from .locality import violation
+
+    spec = session.spec
+    inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    body = unitary_part(circuit)
+    if spec["mode"] == "quantum":
+        d = 2 ** len(inputs)
+        overlap = 0
+        for x, m in _channel_outputs(circuit, body, inputs, outputs):
+            overlap = overlap + m[x]      # sum_x <x|_out (x) 1_rest U|x>_in
+        fidelity = clamp_fidelity(np.linalg.norm(overlap) ** 2 / d**2)
+        passed = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
+        numbers = {"fidelity": fidelity}
+        message = f"entanglement fidelity of the channel with the identity: {fidelity:.6f}"
+    else:
+        target = session.reference.target()
+        k = len(outputs)
+        worst_tvd, worst_fid, worst_key = 0.0, 1.0, None
+        for x, m in _channel_outputs(circuit, body, inputs, outputs):
+            key = "".join(str((x >> i) & 1) for i in range(len(inputs)))
+            probs = (np.abs(m) ** 2).sum(axis=1)
+            want = np.zeros(2**k)
+            for out, p in target[key].items():
+                want[sum(int(c) << i for i, c in enumerate(out))] = p
+            tvd = 0.5 * float(np.abs(probs - want).sum())
+            worst_fid = min(worst_fid, float(np.sqrt(np.clip(probs, 0, None) * want).sum() ** 2))
+            if worst_key is None or tvd > worst_tvd:
+                worst_tvd, worst_key = tvd, key
+        passed = worst_tvd <= th.DISTRIBUTION_TVD_EPS
+        numbers = {"fidelity": clamp_fidelity(worst_fid), "tvd": worst_tvd}
+        message = (f"largest total variation distance to the target over the "
+                   f"{2 ** len(inputs)} basis inputs: {worst_tvd:.6f}")
+        if not passed:
+            names = (spec.get("protocol") or {}).get("names") or [f"q[{q}]" for q in range(circuit["num_qubits"])]
+            message += " (input " + ", ".join(f"{names[q]}={c}" for q, c in zip(inputs, worst_key)) + ")"
+    broken = violation(circuit, spec["protocol"]) if spec.get("protocol") else None
+    if broken:
+        return Grade(False, 0.0, f"{broken}; {message}", numbers)
+    return Grade(passed, numbers["fidelity"], message, numbers)
+
+
+KIND = Kind(
+    name="channel", grade=grade_channel, metrics=('fidelity',),
+    seed_free=True, by_category=False,
+    rule="the parties' locality (judge/locality.py: no gate couples parties except a "
+         "classically controlled one over an allowed classical channel) and the channel "
+         f"inputs -> outputs: entanglement fidelity >= 1 - {th.PROCESS_FIDELITY_EPS:g} with "
+         f"the identity, or exact TVD <= {th.DISTRIBUTION_TVD_EPS:g} for every basis input")

@@ -1,0 +1,33 @@
+"""The `repair` check kind.
+
+repair (equivalence: "state", "unitary" or "distribution", reference_gate_count): the
+  equivalence passes; the gate-count difference is reported, not required.
+"""
+from __future__ import annotations
+
+from lm_eval_quantum.judge import simulate
+from lm_eval_quantum.judge.grading import Grade
+from lm_eval_quantum.judge.kinds import Kind
+
+
+def grade_repair(session, circuit) -> Grade:
+    """Equivalence with the reference program (the problem's target under the
+    declared equivalence kind); the gate-count difference is reported only."""
+    kind = session.spec["equivalence"]
+    if kind not in ("state", "unitary", "distribution"):
+        raise ValueError(f"repair equivalence must be state, unitary or distribution, not {kind!r}")
+    from lm_eval_quantum.judge.kinds import CHECKS
+
+    grade = CHECKS[kind](session, circuit)
+    delta = simulate.circuit_stats(circuit)["gate_count"] - session.spec["reference_gate_count"]
+    grade.numbers["gate_count_delta"] = delta
+    grade.message += f"; {abs(delta)} gates {'more' if delta >= 0 else 'fewer'} than the reference"
+    return grade
+
+
+KIND = Kind(
+    name="repair", grade=grade_repair, metrics=('gate_count_delta',),
+    seed_free=False, by_category=True,
+    rule="the fixed program passes the reference program's own check (state, unitary or "
+         "exact distribution, rules above) against the reference's behaviour; the gate-count "
+         "difference from the reference is reported (`gate_count_delta`), not required")

@@ -1,0 +1,49 @@
+"""The `state` check kind.
+
+state (ancillas, ancilla_policy "clean" | "free", protocol): fidelity on the data
+  qubits >= 1 - STATE_FIDELITY_EPS, global phase free; "clean" ancillas must end in
+  |0>, "free" ones are traced out; with a protocol (a dict, as for channel) the
+  parties' locality must hold too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.judge import simulate
+from lm_eval_quantum.judge.conventions import state_to_internal
+from lm_eval_quantum.judge.grading import (Grade, clamp_fidelity, distances, registers,
+                                           split_ancillas, unitary_part)
+from lm_eval_quantum.judge.kinds import Kind
+
+
+def grade_state(session, circuit) -> Grade:
+    n = circuit["num_qubits"]
+    data, ancillas = registers(session, n)
+    psi = simulate.statevector(unitary_part(circuit))
+    target = state_to_internal(np.asarray(session.reference.target(), dtype=complex),
+                               session.framework)
+    m = split_ancillas(psi, n, data, ancillas)
+    if session.spec.get("ancilla_policy", "clean") == "free":
+        fidelity = clamp_fidelity(np.linalg.norm(target.conj() @ m) ** 2)   # <t| Tr_anc |psi><psi| |t>
+        what = "state fidelity on the data qubits (ancillas traced out)"
+    else:
+        fidelity = clamp_fidelity(abs(np.vdot(target, m[:, 0])) ** 2)
+        what = "state fidelity with the target" + (" (ancillas back in |0>)" if ancillas else "")
+    numbers = {"fidelity": fidelity,
+               **distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
+    message = f"{what}: {fidelity:.6f}"
+    protocol = session.spec.get("protocol")
+    if isinstance(protocol, dict):    # a state shared by parties (entanglement swapping)
+        from .locality import violation
+
+        broken = violation(circuit, protocol)
+        if broken:
+            return Grade(False, 0.0, f"{broken}; {message}", numbers)
+    return Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers)
+
+
+KIND = Kind(
+    name="state", grade=grade_state, metrics=('fidelity', 'tvd', 'kl'),
+    seed_free=True, by_category=False,
+    rule=f"state fidelity >= 1 - {th.STATE_FIDELITY_EPS:g} (global phase free)")
