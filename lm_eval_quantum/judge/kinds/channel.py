@@ -44,7 +44,7 @@ def grade_channel(session, circuit) -> Grade:
       computational-basis values is within DISTRIBUTION_TVD_EPS (TVD) of
       `problem.target_for(params, framework)[in_key]`, keys listing the values of
       inputs[j] / outputs[j] in order (the same in every framework)."""
-    from .locality import violation
+    from lm_eval_quantum.judge.locality import violation
 
     spec = session.spec
     inputs, outputs = list(spec["inputs"]), list(spec["outputs"])

@@ -35,7 +35,7 @@ def grade_state(session, circuit) -> Grade:
     message = f"{what}: {fidelity:.6f}"
     protocol = session.spec.get("protocol")
     if isinstance(protocol, dict):    # a state shared by parties (entanglement swapping)
-        from .locality import violation
+        from lm_eval_quantum.judge.locality import violation
 
         broken = violation(circuit, protocol)
         if broken:
