@@ -60,7 +60,7 @@ def grade_algorithm(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="algorithm", grade=grade_algorithm, metrics=('shots_used', 'shot_ratio'),
+    name="algorithm", grade=grade_algorithm, metrics=("shots_used", "shot_ratio"),
     seed_free=False, by_category=False,
     rule="the circuit, exactly: on every hidden test the canonical post-processing applied "
          "to its measured distribution is right at least as often as on the canonical circuit "

@@ -86,7 +86,7 @@ def grade_channel(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="channel", grade=grade_channel, metrics=('fidelity',),
+    name="channel", grade=grade_channel, metrics=("fidelity",),
     seed_free=True, by_category=False,
     rule="the parties' locality (judge/locality.py: no gate couples parties except a "
          "classically controlled one over an allowed classical channel) and the channel "

@@ -61,7 +61,7 @@ def grade_classifier(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="classifier", grade=grade_classifier, metrics=('accuracy',),
+    name="classifier", grade=grade_classifier, metrics=("accuracy",),
     seed_free=True, by_category=False,
     rule="one circuit per listed input and per unlisted input drawn from the rule the "
          "prompt states (build_circuit called with each); <Z> on the readout qubit has "

@@ -36,7 +36,7 @@ def grade_distribution(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="distribution", grade=grade_distribution, metrics=('tvd', 'kl'),
+    name="distribution", grade=grade_distribution, metrics=("tvd", "kl"),
     seed_free=False, by_category=False,
     rule=f"exact TVD <= {th.DISTRIBUTION_TVD_EPS:g}; the sampled protocol's statistic is "
          "reported next to it (its threshold keeps the canonical's false-reject rate "

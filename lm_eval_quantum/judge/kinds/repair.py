@@ -26,7 +26,7 @@ def grade_repair(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="repair", grade=grade_repair, metrics=('gate_count_delta',),
+    name="repair", grade=grade_repair, metrics=("gate_count_delta",),
     seed_free=False, by_category=True,
     rule="the fixed program passes the reference program's own check (state, unitary or "
          "exact distribution, rules above) against the reference's behaviour; the gate-count "

@@ -44,6 +44,6 @@ def grade_state(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="state", grade=grade_state, metrics=('fidelity', 'tvd', 'kl'),
+    name="state", grade=grade_state, metrics=("fidelity", "tvd", "kl"),
     seed_free=True, by_category=False,
     rule=f"state fidelity >= 1 - {th.STATE_FIDELITY_EPS:g} (global phase free)")

@@ -86,6 +86,6 @@ def grade_unitary(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="unitary", grade=grade_unitary, metrics=('fidelity',),
+    name="unitary", grade=grade_unitary, metrics=("fidelity",),
     seed_free=True, by_category=False,
     rule=f"process fidelity >= 1 - {th.PROCESS_FIDELITY_EPS:g} (global phase free)")

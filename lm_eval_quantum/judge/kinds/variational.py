@@ -45,6 +45,6 @@ def grade_variational(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="variational", grade=grade_variational, metrics=('approximation_ratio',),
+    name="variational", grade=grade_variational, metrics=("approximation_ratio",),
     seed_free=True, by_category=False,
     rule=f"objective within {th.VARIATIONAL_TOLERANCE:g} x |reference| of the exact optimum")
