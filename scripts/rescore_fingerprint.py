@@ -11,9 +11,9 @@ the machine (CPU and wall time, isolation level, retries) and the task's per-doc
 answers are the canonical and up to N mutants of it (lm_eval_quantum's mutation operators,
 seeded), and for the label tasks (debug_locate / debug_classify) the canonical label and a
 wrong one.  --compare prints the sha256 of both files and every line that differs; exit 1 on
-any difference.  An answer that runs into a sandbox limit is compared by its pass alone
-(`limit_bound`): which limit it meets first and its oracle calls until then vary with the
-machine's speed.
+any difference.  An answer that runs into a limit on either side (CPU time, memory, output,
+the oracle service's shot budget) is compared by its pass alone: which limit it meets first
+and its oracle calls until then vary with the machine's speed.
 """
 from __future__ import annotations
 
@@ -85,31 +85,45 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def limit_bound(row: dict) -> dict:
-    """A row whose answer ran into a sandbox limit (CPU time, memory, output size) keeps only
-    that fact and its pass: which limit comes first and how many oracle calls fit before it
+LIMIT_MESSAGES = ("sandbox output exceeds", "shot budget exceeded")
+
+
+def is_limit_bound(row: dict) -> bool:
+    """Did the answer run into a limit (CPU time, memory, output size, the oracle service's
+    shot budget)?  Which one it meets first, and how many oracle calls fit before it,
     depend on the machine's speed."""
     verdict = row.get("verdict") or {}
-    if verdict.get("category") in ("timeout", "resource_limit") or \
-            "sandbox output exceeds" in str(verdict.get("message", "")):
-        return {**{k: row[k] for k in ("task", "doc_id", "answer")}, "limit_bound": True,
-                "passed": verdict.get("passed")}
-    return row
+    return verdict.get("category") in ("timeout", "resource_limit") or \
+        any(m in str(verdict.get("message", "")) for m in LIMIT_MESSAGES)
 
 
-def _normalised(path: Path) -> list[str]:
-    return [json.dumps(limit_bound(json.loads(line)), sort_keys=True) for line in path.read_text().splitlines()]
+def limit_bound(row: dict) -> dict:
+    """A limit-bound row keeps only that fact and its pass."""
+    return {**{k: row[k] for k in ("task", "doc_id", "answer")}, "limit_bound": True,
+            "passed": (row.get("verdict") or {}).get("passed")}
+
+
+def _normalised(a: Path, b: Path) -> tuple[list[str], list[str]]:
+    """Both files' rows, a pair compared by pass alone where either side is limit-bound."""
+    one, two = [], []
+    for x, y in zip(*(map(json.loads, p.read_text().splitlines()) for p in (a, b))):
+        if is_limit_bound(x) or is_limit_bound(y):
+            x, y = limit_bound(x), limit_bound(y)
+        one.append(json.dumps(x, sort_keys=True))
+        two.append(json.dumps(y, sort_keys=True))
+    return one, two
 
 
 def compare(a: Path, b: Path) -> int:
     print(f"{a}: sha256 {digest(a)}\n{b}: sha256 {digest(b)}")
-    one, two = _normalised(a), _normalised(b)
+    if len(a.read_text().splitlines()) != len(b.read_text().splitlines()):
+        print("line counts differ")
+        return 1
+    one, two = _normalised(a, b)
     differ = [(x, y) for x, y in zip(one, two) if x != y]
-    if len(one) != len(two):
-        print(f"line counts differ: {len(one)} vs {len(two)}")
     for x, y in differ[:20]:
         print(f"- {x[:400]}\n+ {y[:400]}")
-    same = not differ and len(one) == len(two)
+    same = not differ
     bound = sum('"limit_bound": true' in line for line in one)
     print(f"{len(one)} lines ({bound} bound by a sandbox limit: their pass only); "
           f"{'identical' if same else f'{len(differ)} differ'}")

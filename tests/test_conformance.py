@@ -834,7 +834,7 @@ CASES = [
                 pass
         """, {"runtime"}, mode="wrong"),
     case("monkeypatch_wire_frame", "qiskit_qft", """
-        from lm_eval_quantum import wire
+        from lm_eval_quantum.runtime import wire
         _real_frame = wire.frame
         def _frame(obj):
             if isinstance(obj, dict):
