@@ -13,7 +13,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Reference:
     # the target in the doc framework's bitstring basis: a state vector, a unitary, a
-    # distribution, an objective or a channel's table (judge/grading.py per kind)
+    # distribution, an objective or a channel's table (judge/kinds/, per kind)
     target: Callable[[], Any]
     # oracle(hidden test, register width) -> the judge-side action of that test's oracle
     oracle: Callable[[dict, int], Any]
