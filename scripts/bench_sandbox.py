@@ -74,7 +74,7 @@ TARGET_LEVELS = ("bwrap", "kernel")
 
 FRESH = """
 import json, sys
-from lm_eval_quantum import frameworks
+from lm_eval_quantum.runtime import adapters as frameworks
 class Channel:
     def __init__(self): self.messages = []
     def send(self, msg): self.messages.append(msg)
@@ -341,7 +341,7 @@ def _lmq_wrap(_inner):
                   "flt_start": ru0.ru_minflt, "cpu_start": ru0.ru_utime + ru0.ru_stime,
                   "flt_built": ru1.ru_minflt, "cpu_built": ru1.ru_utime + ru1.ru_stime}
         try:
-            from lm_eval_quantum import wire
+            from lm_eval_quantum.runtime import wire
             sock = socket.socket(fileno=os.dup(3))
             sock.sendall(wire.frame({"type": "answer", "test": 987654, "value": timing}))
             sock.close()

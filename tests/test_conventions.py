@@ -6,12 +6,12 @@ from math import acos, cos, sin, sqrt
 import numpy as np
 import pytest
 
-from lm_eval_quantum.judge import checks
 from lm_eval_quantum.judge.conventions import (
     state_to_internal,
     string_bits_by_qubit,
     unitary_to_internal,
 )
+from lm_eval_quantum import problems
 from lm_eval_quantum.problems import FRAMEWORKS, Problem, get_problem, make_doc
 from lm_eval_quantum.scoring import score_samples, session_for
 
@@ -63,8 +63,8 @@ def test_bit_reversal_is_applied_only_for_big_endian_frameworks():
 
 # --- the whole pipeline: asymmetric targets written in each framework's own order --------
 # Test-only problems whose targets are NOT invariant under qubit reversal, so an answer
-# written with the other framework's qubit order cannot pass by symmetry.  The judge
-# finds them through a monkeypatched `judge.checks.get_problem`: the judge (Session)
+# written with the other framework's qubit order cannot pass by symmetry.  The judge's
+# Reference finds them through a monkeypatched `problems.get_problem`: the judge (Session)
 # runs in this process, while candidates run in the sandbox zygote, a separate
 # interpreter started with subprocess.Popen, which needs no problem lookup (the job
 # carries only framework, sources, entry, args, widths and limits).
@@ -366,8 +366,8 @@ def asym_problem(variant: str) -> Problem:
 
 @pytest.fixture
 def asym_problems(monkeypatch):
-    real = checks.get_problem
-    monkeypatch.setattr(checks, "get_problem", lambda slug: ASYM.get(slug) or real(slug))
+    real = problems.get_problem
+    monkeypatch.setattr(problems, "get_problem", lambda slug: ASYM.get(slug) or real(slug))
     return ASYM
 
 

@@ -29,7 +29,7 @@ def forging(build: str, frames: str) -> str:
     return f'''```python
 import os
 from qiskit import QuantumCircuit
-from lm_eval_quantum import wire
+from lm_eval_quantum.runtime import wire
 
 
 def _send(data):

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_quantum.lmeval import cli, registration
+from lm_eval_quantum.paths import PACKAGE_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 PTH = "lm_eval_quantum_hook.pth"
@@ -98,10 +99,11 @@ def test_tasks_dir_is_the_task_config_directory():
     assert d.is_absolute()
     assert d.is_dir(), d
     assert d.name == "task_configs"
-    if (ROOT / "task_configs").is_dir() and Path(registration.__file__).resolve().parent.parent == ROOT:
+    package = PACKAGE_DIR.resolve()
+    if (ROOT / "task_configs").is_dir() and package.parent == ROOT:
         assert d == (ROOT / "task_configs").resolve()  # source checkout / editable install
     else:
-        assert d.parent == Path(registration.__file__).resolve().parent  # wheel install
+        assert d.parent == package  # wheel install
 
 
 def test_tasks_dir_env_override(monkeypatch, probe_dir):
@@ -201,7 +203,7 @@ def test_explicit_install_without_hook(tmp_path, probe_dir):
         out = _py(
             f"""
             import json
-            from lm_eval_quantum import registration
+            from lm_eval_quantum.lmeval import registration
             if {before}:
                 registration.install()
             from lm_eval.tasks import TaskManager
@@ -283,7 +285,7 @@ def test_cli_pack_names_come_from_tasks_dir(monkeypatch, probe_dir):
 
 _CLI_SPY = """
 import json
-from lm_eval_quantum import cli
+from lm_eval_quantum.lmeval import cli
 from lm_eval.tasks.manager import TaskManager
 sizes = []
 _init = TaskManager.__init__

@@ -404,7 +404,7 @@ def test_start_up_hook_patches_the_api_clients(tmp_path):
     code = """
         import json
         import lm_eval.models.openai_completions as m
-        from lm_eval_quantum import sampling
+        from lm_eval_quantum.lmeval import sampling
         print(json.dumps([sampling.is_patched(m), sampling.is_patched(m.LocalChatCompletion)]))
     """
     env = {k: v for k, v in os.environ.items() if k != registration.ENV_DISABLE}

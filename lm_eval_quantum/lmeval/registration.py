@@ -57,7 +57,9 @@ def tasks_dir() -> str:
     override = os.environ.get(ENV_TASKS_DIR)
     if override:
         return str(Path(override).expanduser().resolve())
-    here = Path(__file__).resolve().parent.parent      # the package
+    from lm_eval_quantum.paths import PACKAGE_DIR
+
+    here = PACKAGE_DIR
     packaged = here / "task_configs"
     if packaged.is_dir():
         return str(packaged)
