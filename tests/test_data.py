@@ -14,7 +14,7 @@ from support import native_state
 import lm_eval_quantum as lmq
 from lm_eval_quantum.problems.datacheck import NUMBER, compare_file, text_difference
 from lm_eval_quantum.problems import get_problem
-from lm_eval_quantum.lmeval.tasks import DATA_DIR, task_table
+from lm_eval_quantum.lmeval.tasks import DATA_DIR, group_configs, render_yaml, task_config, task_table
 
 ROOT = Path(__file__).resolve().parents[1]
 HHL = "qasm_hhl.jsonl"   # doc 3 has `cu(1.854590436003, -3.14159265359, 0.0, 0.0) q[2], q[3];`
@@ -25,6 +25,17 @@ def test_rebuild_matches_committed_files():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "byte-identical" in proc.stdout, proc.stdout
+
+
+def test_task_yamls_with_their_templates_are_the_full_configs(tmp_path):
+    """Each task's and group's YAML holds its own keys and includes shared templates;
+    lm-eval reads it as the whole config (`task_config`, `group_configs`)."""
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    flat = tmp_path / "flat.yaml"
+    for name, cfg in {**{n: task_config(info) for n, info in task_table().items()}, **group_configs()}.items():
+        flat.write_text(render_yaml(cfg))
+        assert load_yaml(ROOT / "task_configs" / f"{name}.yaml") == load_yaml(flat), name
 
 
 def committed_doc(name: str, doc_id: int) -> dict:

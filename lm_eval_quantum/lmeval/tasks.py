@@ -9,13 +9,15 @@ Variants (suffix of `quantum_<framework>_<problem>`):
 Tags use the `lmq-` prefix so that no tag matches a `quantum_*` task glob
 (lm-eval raises a duplicate-task error when a glob selects a task twice).
 The YAML files under task_configs/ are rendered from this table by
-scripts/build_data.py; a test checks they are current.
+scripts/build_data.py (each holding a task's own keys, with templates for the blocks
+tasks share: split_configs); a test checks they are current.
 """
 from __future__ import annotations
 
 import fnmatch
 import math
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,7 +248,65 @@ def group_configs() -> dict[str, dict]:
             for name, tasks in sorted(members.items())}
 
 
-def render_yaml(cfg: dict) -> str:
+# --- YAML templates -------------------------------------------------------------------
+# A task's or group's YAML holds its own keys (OWN_KEYS) and includes one template per block
+# it shares with others (lm-eval's `include:`; the file's own keys are merged over them).
+# A template has no `task:` key and is named `_<name>_yaml`, like lm-eval's own
+# `_default_template_yaml`: lm-eval's task index reads `*.yaml` files only, so it never
+# takes a template for a task.
+OWN_KEYS = ("group", "task", "tag", "dataset_kwargs", "generation_kwargs", "metadata")
+DATASET_KEYS = ("custom_dataset", "test_split", "fewshot_split", "doc_to_target")
+
+
+def template_file(name: str) -> str:
+    return f"_{name}_yaml"
+
+
+def split_configs(configs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Task and group configs by name (:func:`task_config`, :func:`group_configs`) ->
+    (templates by name, each config's own keys with the `include:` of its templates).
+
+    A task includes `dataset`, its variant's generation and scoring (`greedy`, `sampled`,
+    `prefill`, `ppl` or `label`) and its metric list, named for the checks reporting that
+    list (`metrics_ppl`: every `_ppl` task); a group includes `group`."""
+    table = task_table()
+
+    def kinds(name: str) -> tuple[str, str]:     # (variant template, check of the metric list)
+        info = table[name]
+        check = get_problem(info.problem).check
+        if info.variant == "ppl":
+            return "ppl", "ppl"
+        return ("label" if not get_problem(info.problem).executes else info.variant or "greedy"), check
+
+    reporting = defaultdict(set)                  # a metric list -> the checks reporting it
+    for name, cfg in configs.items():
+        if "group" not in cfg:
+            reporting[repr(cfg["metric_list"])].add(kinds(name)[1])
+
+    def blocks(name: str, cfg: dict) -> dict[str, tuple]:   # template -> its keys of `cfg`
+        if "group" in cfg:
+            return {"group": tuple(k for k in cfg if k not in OWN_KEYS)}
+        variant = kinds(name)[0]
+        checks = sorted(reporting[repr(cfg["metric_list"])])
+        return {"dataset": DATASET_KEYS,
+                variant: tuple(k for k in cfg if k not in OWN_KEYS + DATASET_KEYS + ("metric_list",)),
+                "_".join(["metrics", *checks]) + ("_sampled" if variant == "sampled" else ""): ("metric_list",)}
+
+    templates, own = {}, {}
+    for name, cfg in configs.items():
+        shared = blocks(name, cfg)
+        for template, keys in shared.items():
+            block = {k: cfg[k] for k in keys}
+            if templates.setdefault(template, block) != block:
+                raise ValueError(f"{name}: template {template} differs from another config's")
+        own[name] = {"include": [template_file(t) for t in shared],
+                     **{k: v for k, v in cfg.items() if k in OWN_KEYS}}
+    return templates, own
+
+
+def render_yaml(cfg: dict, flow: bool = False) -> str:
+    """`cfg` as YAML; `flow`: each list or mapping of plain values on one line (a task's own
+    config, :func:`split_configs`)."""
     import yaml
 
     class Dumper(yaml.SafeDumper):
@@ -255,4 +315,5 @@ def render_yaml(cfg: dict) -> str:
     Dumper.add_representer(Function, lambda d, v: d.represent_scalar("!function", str(v)))
     Dumper.add_representer(str, lambda d, v: d.represent_scalar(
         "tag:yaml.org,2002:str", v, style='"' if "\n" in v else None))
-    return yaml.dump(cfg, Dumper=Dumper, sort_keys=False, width=100, allow_unicode=True)
+    return yaml.dump(cfg, Dumper=Dumper, sort_keys=False, width=100, allow_unicode=True,
+                     default_flow_style=None if flow else False)
