@@ -163,7 +163,7 @@ def judged_circuits(doc: dict) -> list[tuple[dict, dict | None]]:
     spec = session.spec
     if spec.get("hidden") and spec.get("oracle"):
         width = spec["oracle"]["num_qubits"]
-        return [(circuits[0], session.problem.oracle(test, doc["framework"], width)) for test in spec["hidden"]]
+        return [(circuits[0], session.reference.oracle(test, width)) for test in spec["hidden"]]
     return [(c, None) for c in circuits]
 
 
