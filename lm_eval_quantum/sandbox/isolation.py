@@ -54,16 +54,15 @@ import functools
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lm_eval_quantum.runtime.view import (ALLOWED_PACKAGE_ENTRIES, SANDBOX_MOUNTS, SANDBOX_PKG_ROOT,  # noqa: F401
-                                          hidden_paths, importable_dirs, package_dir,
-                                          python_executable, python_prefixes, user_site)
+from lm_eval_quantum.runtime.view import (ALLOWED_PACKAGE_ENTRIES, SANDBOX_PKG_ROOT, hidden_paths,
+                                          importable_dirs, package_dir, python_executable,
+                                          python_prefixes, user_site)
 
 # Strongest first.
 LEVELS: tuple[str, ...] = ("bwrap", "kernel", "rlimits")
