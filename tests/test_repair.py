@@ -15,7 +15,7 @@ import pytest
 
 import lm_eval_quantum as lmq
 from lm_eval_quantum.__main__ import main
-from lm_eval_quantum.lmeval.models import _doc_hash
+from lm_eval_quantum.lmeval.models import _doc_hash, tiny_model_path
 from lm_eval_quantum.lmeval.repair import AGAIN, DocRun, feedback, summarize
 from lm_eval_quantum.sandbox.isolation import LEVELS
 from lm_eval_quantum.scoring import score_samples
@@ -280,7 +280,7 @@ def test_tiny_model_end_to_end(tmp_path):
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "lm_eval_quantum", "repair", "--model", "hf", "--model_args",
-         f"pretrained={lmq.models.tiny_model_path()}", "--device", "cpu", "--tasks", GHZ,
+         f"pretrained={tiny_model_path()}", "--device", "cpu", "--tasks", GHZ,
          "--limit", "2", "--rounds", "1", "--output_path", str(tmp_path)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     elapsed = time.monotonic() - started
