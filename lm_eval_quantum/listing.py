@@ -89,7 +89,7 @@ class Catalogue:
 
     @property
     def frameworks(self) -> list[str]:
-        from .problems import FRAMEWORKS
+        from lm_eval_quantum.frameworks import FRAMEWORKS
 
         return list(FRAMEWORKS)
 

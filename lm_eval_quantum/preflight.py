@@ -153,7 +153,7 @@ def _print_only_the_message_at_top_level() -> None:
 
 def doctor(frameworks=None) -> int:
     """``python -m lm_eval_quantum doctor``: the preflight for every framework, printed."""
-    from .problems import FRAMEWORKS
+    from lm_eval_quantum.frameworks import FRAMEWORKS
 
     try:
         report = check(frameworks or FRAMEWORKS)

@@ -90,7 +90,8 @@ def private_docs(problem, framework: str, secret: bytes, name: str) -> list[dict
     """`problem`'s private test docs for `framework`.  The judge rebuilds a doc's target
     from its params without the secret, so private params describe their instance
     completely (e.g. a random unitary's own seed, drawn under the secret)."""
-    from .problems import make_doc, secret_draws
+    from lm_eval_quantum.problems import make_doc
+    from lm_eval_quantum.problems.seeding import secret_draws
 
     _clear_generator_caches()
     try:

@@ -5,6 +5,8 @@ Read from the source (every ``import`` and ``from ... import``, also inside func
 * ``runtime/`` (what the sandboxed process may import) imports nothing of the package
   outside it but ``thresholds`` and the package's own ``__init__``;
 * ``sandbox/`` (the host side of the boundary) imports only ``runtime/`` and ``thresholds``;
+* ``frameworks/`` (one spec per framework, what the host knows of it) imports nothing of
+  the package outside it;
 * ``judge/`` never imports ``problems/``, ``lmeval/``, ``report/`` or ``sandbox/``: it gets a
   ``Reference`` (judge/reference.py) from the caller;
 * only ``lmeval/`` imports ``lm_eval``;
@@ -86,6 +88,8 @@ def broken_rules(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
             elif src == "sandbox" and dst not in ("sandbox", "runtime", "thresholds"):
                 bad.add((source, target))
             elif src == "judge" and dst in ("problems", "lmeval", "report", "sandbox"):
+                bad.add((source, target))
+            elif src == "frameworks" and dst != "frameworks":
                 bad.add((source, target))
     return bad
 

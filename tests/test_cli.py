@@ -20,7 +20,8 @@ import pytest
 
 from lm_eval_quantum import errors, listing
 from lm_eval_quantum.lmeval import registration
-from lm_eval_quantum.problems import FRAMEWORKS, get_problem
+from lm_eval_quantum.frameworks import FRAMEWORKS
+from lm_eval_quantum.problems import get_problem
 from lm_eval_quantum.lmeval.tasks import SUITES, group_configs, task_table
 
 ROOT = Path(__file__).resolve().parents[1]

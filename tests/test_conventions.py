@@ -12,7 +12,9 @@ from lm_eval_quantum.judge.conventions import (
     unitary_to_internal,
 )
 from lm_eval_quantum import problems
-from lm_eval_quantum.problems import FRAMEWORKS, Problem, get_problem, make_doc
+from lm_eval_quantum.frameworks import FRAMEWORKS
+from lm_eval_quantum.problems.base import Problem
+from lm_eval_quantum.problems import get_problem, make_doc
 from lm_eval_quantum.scoring import score_samples, session_for
 
 QFT = get_problem("qft")

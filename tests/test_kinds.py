@@ -10,7 +10,7 @@ from lm_eval_quantum.judge import kinds
 from lm_eval_quantum.judge.kinds import CHECKS, KINDS, SEED_FREE_KINDS
 from lm_eval_quantum.lmeval import tasks
 from lm_eval_quantum.lmeval.tasks import BUG_CATEGORIES, metric_names, task_table
-from lm_eval_quantum.problems import all_problems
+from lm_eval_quantum.problems import all_problems, get_problem
 
 
 def test_every_kind_is_one_module_that_declares_itself():
@@ -54,7 +54,7 @@ def test_a_new_kind_is_one_file(tmp_path, monkeypatch):
     assert set(found) == set(KINDS) | {"parity"}
     monkeypatch.setattr(tasks, "KINDS", found)
     ghz = task_table()["quantum_qasm_ghz"]
-    monkeypatch.setattr(type(all_problems()[0]), "check", "parity")
+    monkeypatch.setattr(type(get_problem("ghz")), "check", "parity")
     names = metric_names(ghz)
     assert "op_parity" in names and "fidelity" not in names and names[0] == "pass@1"
     grade = kinds._metered(found["parity"].grade)(None, {"num_qubits": 1, "ops": [{}, {}]})

@@ -423,7 +423,7 @@ def synthetic(tmp_path_factory):
     qasm sampled, qiskit prefill, a few ppl), a local checkpoint with a chat template
     (no pennylane), a replayed submission named by its submission.json (some greedy
     tasks missing)."""
-    from lm_eval_quantum.problems import FRAMEWORKS
+    from lm_eval_quantum.frameworks import FRAMEWORKS
     from lm_eval_quantum.lmeval.tasks import SUITES, task_table
 
     root = tmp_path_factory.mktemp("synthetic")

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from support import canonical_code, native_unitary, pick, problem_docs, score_with_canonicals
 
-from lm_eval_quantum.problems import pi_text
+from lm_eval_quantum.problems.circuits import pi_text
 from lm_eval_quantum.problems import (
     ccz_decomposition,
     controlled_h,

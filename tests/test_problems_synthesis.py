@@ -13,15 +13,8 @@ import pytest
 from support import native_state
 
 from lm_eval_quantum.problems.debugging import mutation
-from lm_eval_quantum.problems import (
-    FRAMEWORKS,
-    data_encoding,
-    make_doc,
-    random_clifford,
-    random_number_generator,
-    random_universal,
-    task_name,
-)
+from lm_eval_quantum.frameworks import FRAMEWORKS
+from lm_eval_quantum.problems import data_encoding, make_doc, random_clifford, random_number_generator, random_universal, task_name
 from lm_eval_quantum.problems.random_clifford import format_circuit, parse_circuit
 
 pytest.importorskip("qiskit_qasm3_import")

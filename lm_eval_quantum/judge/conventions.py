@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LITTLE_ENDIAN = frozenset({"qasm", "qiskit"})
-BIG_ENDIAN = frozenset({"cirq", "pennylane"})
+from lm_eval_quantum.frameworks import LITTLE_ENDIAN   # each framework's spec says its order
 
 
 def _bit_reversal(n: int) -> np.ndarray:

@@ -22,7 +22,9 @@ from math import gcd
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng
+from .prompts import QASM_HEADER
+from .base import Problem
+from .seeding import seeded_rng
 from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
                          qpe_state)
 

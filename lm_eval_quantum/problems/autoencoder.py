@@ -11,7 +11,10 @@ the action on the codewords is checked (`subspace`), up to that one phase.
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, ellipsis_list, qasm_controlled, seeded_rng
+from .prompts import QASM_HEADER, ellipsis_list
+from .base import Problem
+from .circuits import basis_unitary, qasm_controlled
+from .seeding import seeded_rng
 SIZES = {"test": [(3, 1), (4, 2), (5, 2), (6, 3), (7, 3)], "fewshot": [(3, 2), (5, 1)]}
 
 

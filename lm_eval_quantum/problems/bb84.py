@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from . import seeded_rng
-from .teleportation import PartyProtocol
+from .seeding import seeded_rng
+from .base import PartyProtocol
 
 # The registers are always in blocks: `{registers}` in CODE.
 LAYOUT_CODE = {

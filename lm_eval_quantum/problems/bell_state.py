@@ -18,79 +18,13 @@ say so (the QASM program is written for the stated instance).  `pi_text`,
 """
 from __future__ import annotations
 
-import textwrap
 from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng, state_checked
-
-
-def qubit_state(n: int, framework: str, amplitude) -> np.ndarray:
-    """The state sum over basis states of amplitude(bits) |bits> (bits[k] = value of
-    qubit k), in `framework`'s bitstring basis: little-endian frameworks print qubit 0
-    rightmost, big-endian ones leftmost."""
-    from ..judge.conventions import LITTLE_ENDIAN
-
-    psi = np.zeros(2**n, dtype=complex)
-    for index in range(2**n):
-        bits = [(index >> (k if framework in LITTLE_ENDIAN else n - 1 - k)) & 1 for k in range(n)]
-        psi[index] = amplitude(bits)
-    return psi
-
-
-def private_rows(problem, draw) -> list[dict]:
-    """Problem.private_instances for a fixed test table: per public test row, draw(rng,
-    params) with rng = seeded_rng(slug, "private", row index), an instance like that row,
-    drawn again while it repeats an earlier one (the tables' rows are distinct)."""
-    rows = []
-    for row, params in enumerate(problem.instances("test")):
-        rng = seeded_rng(problem.slug, "private", row)
-        drawn = draw(rng, params)
-        while drawn in rows:
-            drawn = draw(rng, params)
-        rows.append(drawn)
-    return rows
-
-
-class StatePreparation(Problem):
-    """A state-preparation problem whose instance is passed to `build_circuit`.
-
-    Subclasses set `arguments` ((name, annotation) pairs of build_circuit),
-    `argument_text` (the prompt's sentence about them), `code` (framework -> Python
-    source of build_circuit), optionally `helpers` (source appended after it), and
-    define `describe(params)`, `qasm_body(params)` and the target."""
-
-    suite = "state-preparation"
-    check = "state"
-    arguments: tuple = (("n", "int"),)
-    argument_text = "`n`"   # what the arguments are, for the Python prompts
-    code: ClassVar[dict] = {}
-    helpers = ""
-
-    def describe(self, params) -> str:
-        raise NotImplementedError
-
-    def qasm_body(self, params) -> list[str]:
-        raise NotImplementedError
-
-    def statement(self, params):
-        return (textwrap.dedent(self.describe(params)).strip()
-                + "\n\nStart from the all-zero state. " + state_checked(self.width(params)))
-
-    def argument_notes(self, framework, params):
-        noun = "argument is" if len(self.arguments) == 1 else "arguments are"
-        return (f"The {noun} {self.argument_text}; the function should prepare the "
-                "corresponding state for any such values.")
-
-    def canonical(self, framework, params):
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;"] + self.qasm_body(params)
-            return {"qasm": "\n".join(lines)}
-        source = self.code[framework]
-        if self.helpers:
-            source += "\n\n\n" + self.helpers.strip()
-        return {"python": source}
+from .base import StatePreparation
+from .circuits import qubit_state
+from .seeding import private_rows
 
 
 BELL = {"phi+": "Phi+", "phi-": "Phi-", "psi+": "Psi+", "psi-": "Psi-"}

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, bit_string_rule, seeded_rng
+from .prompts import QASM_HEADER, bit_string_rule
+from .base import OracleAlgorithm
+from .seeding import seeded_rng
 
 
 class BernsteinVazirani(OracleAlgorithm):

@@ -10,7 +10,8 @@ The check, target and QASM canonical are dj_explicit's with a = s and b = 0.
 """
 from __future__ import annotations
 
-from . import fidelity_bound, seeded_rng
+from .prompts import fidelity_bound
+from .seeding import seeded_rng
 from .dj_explicit import DJExplicit, bits_text, kickback_qasm
 from .qpe_dyadic import lines
 

@@ -16,8 +16,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import pi_text, pi_value
-from .bell_state import StatePreparation, private_rows
+from .circuits import pi_text, pi_value
+from .base import StatePreparation
+from .seeding import private_rows
 
 # the table's kind of phases: nonzero multiples k/d of pi in (-pi, pi], d in 1, 2, 3, 4, 6
 PHASES = sorted({Fraction(k, d) for d in (2, 3, 4, 6) for k in range(1 - d, d + 1) if k})

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import unitary_checked
-from .toffoli_decomposition import GateDecomposition, ccz_lines, ccz_steps
+from .prompts import unitary_checked
+from .base import GateDecomposition
+from .circuits import ccz_lines, ccz_steps
 
 CLIFFORD_T = ("h", "s", "sdg", "t", "tdg", "x", "cx")
 

@@ -23,7 +23,9 @@ from math import pi
 import numpy as np
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, MeasuredDistribution, seeded_rng
+from .prompts import QASM_HEADER
+from .base import MeasuredDistribution
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall, apply, ry
 
 OPTIMAL = {"alice": ["0", "1/2"], "bob": ["1/4", "-1/4"]}   # multiples of pi

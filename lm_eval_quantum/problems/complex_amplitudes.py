@@ -30,8 +30,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import seeded_rng
-from .bell_state import StatePreparation
+from .seeding import seeded_rng
+from .base import StatePreparation
 
 
 def multiplexor(name, alphas, target):

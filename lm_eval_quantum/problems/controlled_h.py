@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import unitary_checked
-from .toffoli_decomposition import GateDecomposition, controlled
+from .prompts import unitary_checked
+from .base import GateDecomposition
+from .circuits import controlled
 
 
 class ControlledH(GateDecomposition):

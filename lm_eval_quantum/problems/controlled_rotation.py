@@ -15,9 +15,10 @@ gates on the target (H RZ H = RX).
 """
 from __future__ import annotations
 
-from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import (GateDecomposition, controlled, random_angle,
-                                    rotation)
+from .circuits import pi_text, pi_value
+from .prompts import unitary_checked
+from .base import GateDecomposition
+from .circuits import controlled, random_angle, rotation
 
 
 class ControlledRotation(GateDecomposition):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import (GateDecomposition, controlled, random_angle,
-                                    rotation)
+from .circuits import pi_text, pi_value
+from .prompts import unitary_checked
+from .base import GateDecomposition
+from .circuits import controlled, random_angle, rotation
 
 ANGLES = ("alpha", "beta", "gamma", "delta")
 

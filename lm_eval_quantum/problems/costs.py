@@ -1,6 +1,6 @@
 """The measured cost of every canonical answer (data/canonical_cost.json, written by
 scripts/calibrate_limits.py): the sandbox limits of a task are sized from it
-(`problems.sandbox_limits`) and the efficiency ratios of a sample compare with it."""
+(`sandbox_limits`) and the efficiency ratios of a sample compare with it."""
 from __future__ import annotations
 
 import functools
@@ -30,3 +30,13 @@ def canonical_stats(doc: dict) -> dict:
         return {}
     docs = _cost_file().get("docs", {}).get(f"{doc['framework']}_{doc['problem']}", {})
     return docs.get(str(doc["doc_id"]), {})
+
+
+def sandbox_limits(framework: str, slug: str, computes: bool):
+    """The default sandbox limits of a task (thresholds.sized_limits of its canonical's
+    measured cost), as the judge applies them (scoring.doc_limits); `computes`: the
+    answers may optimise or train (a `Computed` problem)."""
+    from lm_eval_quantum.thresholds import sized_limits
+
+    return sized_limits(canonical_costs().get(f"{framework}_{slug}", {}).get("cpu_seconds"),
+                        computes=computes)

@@ -22,7 +22,9 @@ from math import atan2, sqrt
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, plural, seeded_rng, state_checked
+from .prompts import QASM_HEADER, plural, state_checked
+from .base import Problem
+from .seeding import seeded_rng
 from .random_clifford import instance_grid
 
 

@@ -29,7 +29,7 @@ import json
 
 import numpy as np
 
-from . import seeded_rng
+from .seeding import seeded_rng
 from .qml_classifier import Behaviour, format_points
 
 RULE_MARGIN = 0.25

@@ -7,7 +7,7 @@ difference in gate count is reported (`gate_count_delta`), not required.
 Mutants: `lm_eval_quantum.problems.debugging.bugs`.
 """
 from lm_eval_quantum.problems.debugging.bugs import DebugTask, gate_count, program_of
-from . import plural
+from .prompts import plural
 
 EQUIVALENCE = {
     "state": "prepare the same state as the intended program, up to global phase",

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import OracleAlgorithm, seeded_rng
+from .base import OracleAlgorithm
+from .seeding import seeded_rng
 from .bernstein_vazirani import kickback_qasm
 
 CONSTANT, BALANCED = "constant", "balanced"

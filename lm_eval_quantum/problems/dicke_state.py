@@ -21,7 +21,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .bell_state import StatePreparation, private_rows
+from .base import StatePreparation
+from .seeding import private_rows
 
 
 def scs_blocks(n: int, k: int) -> list[tuple[int, int]]:

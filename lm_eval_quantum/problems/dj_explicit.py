@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, fidelity_bound, qubits_text, seeded_rng
+from .prompts import QASM_HEADER, fidelity_bound, qubits_text
+from .base import Problem
+from .seeding import seeded_rng
 from .qpe_dyadic import in_framework_basis, lines
 
 # (n, constant value of f, or None for a seeded balanced f = a.x XOR b)

@@ -17,7 +17,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, basis_unitary, integer_rule, seeded_rng, unitary_checked
+from .prompts import QASM_HEADER, integer_rule, unitary_checked
+from .circuits import basis_unitary
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall
 
 SIZES = {"test": (2, 3, 4, 5, 5), "fewshot": (3, 4)}

@@ -28,7 +28,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import QASM_HEADER, fidelity_bound, seeded_rng
+from .prompts import QASM_HEADER, fidelity_bound
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall, bitstring_basis
 
 BELL = {"phi+": (0, 0), "phi-": (0, 1), "psi+": (1, 0), "psi-": (1, 1)}

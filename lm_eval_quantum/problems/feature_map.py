@@ -21,7 +21,9 @@ import itertools
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .base import Problem
+from .seeding import seeded_rng
 from .qml_classifier import steps_code
 
 KINDS = {"test": ((2, 1), (2, 2), (3, 1), (3, 2), (4, 1), (4, 2)), "fewshot": ((2, 2), (3, 1))}

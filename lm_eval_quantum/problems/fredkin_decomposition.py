@@ -11,10 +11,10 @@ CCX(c, a -> b), CX(b -> a), the Toffoli written as in `toffoli_decomposition`
 """
 from __future__ import annotations
 
-from . import unitary_checked
+from .prompts import unitary_checked
 from .swap_from_cx import SWAP
-from .toffoli_decomposition import (GateDecomposition, ccz_lines, ccz_steps,
-                                    controlled)
+from .base import GateDecomposition
+from .circuits import ccz_lines, ccz_steps, controlled
 
 
 class FredkinDecomposition(GateDecomposition):

@@ -27,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import OracleAlgorithm, bit_string_rule, seeded_rng
+from .base import OracleAlgorithm
+from .prompts import bit_string_rule
+from .seeding import seeded_rng
 from .simon import ADD_EQUATION, CODE, coset_function, simon_qasm, xor_oracle
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .base import Problem
 
 
 class GHZ(Problem):

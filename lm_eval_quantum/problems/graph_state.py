@@ -14,8 +14,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import seeded_rng
-from .bell_state import StatePreparation, qubit_state
+from .seeding import seeded_rng
+from .base import StatePreparation
+from .circuits import qubit_state
 from .complex_amplitudes import json_key
 
 

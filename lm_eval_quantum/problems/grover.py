@@ -20,7 +20,9 @@ from fractions import Fraction
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, bit_string_rule, seeded_rng
+from .prompts import QASM_HEADER, bit_string_rule
+from .base import OracleAlgorithm
+from .seeding import seeded_rng
 
 
 def iterations(n: int) -> int:

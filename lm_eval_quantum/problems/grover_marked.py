@@ -17,7 +17,10 @@ import math
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, fidelity_bound, qasm_phase_flip, seeded_rng
+from .prompts import QASM_HEADER, fidelity_bound
+from .base import Problem
+from .circuits import qasm_phase_flip
+from .seeding import seeded_rng
 from .qpe_dyadic import in_framework_basis, lines
 
 SIZES = {"test": [(2, 1), (3, 2), (3, 3), (4, 1), (4, 3), (5, 2)], "fewshot": [(4, 2), (5, 1)]}

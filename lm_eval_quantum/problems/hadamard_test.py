@@ -27,7 +27,9 @@ from math import pi
 import numpy as np
 
 from ..judge.conventions import state_to_internal
-from . import QASM_HEADER, Problem, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .base import Problem
+from .seeding import seeded_rng
 
 # --- shared numpy helpers (states indexed by qubit: bit k of the index = qubit k) -----------
 H = np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2)

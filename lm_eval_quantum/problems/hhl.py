@@ -29,7 +29,8 @@ from math import asin, atan2, pi
 
 import numpy as np
 
-from . import QASM_HEADER, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall, apply, basis_state, bitstring_basis, ry
 
 # (A, theta, C): eigenvalues (1, 2), (1, 3) or (2, 3)

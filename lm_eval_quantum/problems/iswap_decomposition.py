@@ -12,8 +12,8 @@ up to local gates, and S (x) S turns it into i^(x_a + x_b) (-1)^(x_a x_b) SWAP =
 """
 from __future__ import annotations
 
-from . import unitary_checked
-from .toffoli_decomposition import GateDecomposition
+from .prompts import unitary_checked
+from .base import GateDecomposition
 
 ISWAP = [[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]
 

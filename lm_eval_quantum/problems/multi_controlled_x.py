@@ -12,7 +12,8 @@ then the chain again in reverse order, which returns the ancillas to |0>: 2k - 3
 """
 from __future__ import annotations
 
-from .toffoli_decomposition import PAULI, GateDecomposition, controlled
+from .circuits import PAULI, controlled
+from .base import GateDecomposition
 
 
 def chain(controls, ancillas):

@@ -7,7 +7,10 @@ included), up to a global phase.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from . import QASM_HEADER, Problem, basis_unitary, bit_string_rule, seeded_rng, unitary_checked
+from .prompts import QASM_HEADER, bit_string_rule, unitary_checked
+from .base import Problem
+from .circuits import basis_unitary
+from .seeding import seeded_rng
 
 
 class OracleBernsteinVazirani(Problem):

@@ -7,8 +7,10 @@ qubit n), with f given as its truth table.  The whole unitary is checked.
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import (QASM_HEADER, Problem, basis_unitary, integer_rule, qasm_controlled, seeded_rng,
-               unitary_checked)
+from .prompts import QASM_HEADER, integer_rule, unitary_checked
+from .base import Problem
+from .circuits import basis_unitary, qasm_controlled
+from .seeding import seeded_rng
 
 
 def input_value(bits: list[int], framework: str) -> int:

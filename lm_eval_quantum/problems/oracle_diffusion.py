@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, qasm_controlled, unitary_checked
+from .prompts import QASM_HEADER, unitary_checked
+from .base import Problem
+from .circuits import qasm_controlled
 
 
 class OracleDiffusion(Problem):

@@ -6,8 +6,10 @@ up to a global phase, so the relative phase of the marked state matters.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from . import (QASM_HEADER, Problem, basis_unitary, bit_string_rule, qasm_phase_flip, seeded_rng,
-               unitary_checked)
+from .prompts import QASM_HEADER, bit_string_rule, unitary_checked
+from .base import Problem
+from .circuits import basis_unitary, qasm_phase_flip
+from .seeding import seeded_rng
 
 
 class OracleGrover(Problem):

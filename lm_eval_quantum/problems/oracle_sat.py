@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import itertools
 
-from . import QASM_HEADER, Problem, basis_unitary, qasm_phase_flip, seeded_rng
+from .prompts import QASM_HEADER
+from .base import Problem
+from .circuits import basis_unitary, qasm_phase_flip
+from .seeding import seeded_rng
 
 
 def satisfied(clauses, bits) -> bool:

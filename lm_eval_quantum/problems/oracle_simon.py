@@ -9,7 +9,10 @@ x and f(x) read as integers in the framework's bit order.  The whole unitary
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, basis_unitary, integer_rule, seeded_rng, unitary_checked
+from .prompts import QASM_HEADER, integer_rule, unitary_checked
+from .base import Problem
+from .circuits import basis_unitary
+from .seeding import seeded_rng
 from .oracle_deutsch_jozsa import input_value
 from .simon import coset_function
 

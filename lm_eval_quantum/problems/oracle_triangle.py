@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import itertools
 
-from . import QASM_HEADER, Problem, basis_unitary, qasm_controlled, seeded_rng
+from .prompts import QASM_HEADER
+from .base import Problem
+from .circuits import basis_unitary, qasm_controlled
+from .seeding import seeded_rng
 
 ANCILLAS = 3
 

@@ -17,8 +17,10 @@ from functools import reduce
 
 import numpy as np
 
-from . import pi_text, pi_value, unitary_checked
-from .toffoli_decomposition import PAULI, GateDecomposition, random_angle
+from .circuits import pi_text, pi_value
+from .prompts import unitary_checked
+from .circuits import PAULI, random_angle
+from .base import GateDecomposition
 
 
 class PauliRotation(GateDecomposition):

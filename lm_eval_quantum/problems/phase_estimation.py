@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, OracleAlgorithm, seeded_rng
+from .prompts import QASM_HEADER
+from .base import OracleAlgorithm
+from .seeding import seeded_rng
 
 
 class ControlledOracleAlgorithm(OracleAlgorithm):

@@ -15,9 +15,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import seeded_rng
-from . import pi_text, pi_value
-from .bell_state import StatePreparation, qubit_state
+from .seeding import seeded_rng
+from .circuits import pi_text, pi_value
+from .base import StatePreparation
+from .circuits import qubit_state
 
 
 def random_angle(rng, denominators, top: int) -> list[int]:

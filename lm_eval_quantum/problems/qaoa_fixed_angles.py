@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall, bitstring_basis
 from .qaoa_maxcut import cut_values, random_graph
 

@@ -15,7 +15,8 @@ import itertools
 
 import numpy as np
 
-from . import Computed, Problem, seeded_rng
+from .base import Computed, Problem
+from .seeding import seeded_rng
 
 
 def random_graph(n: int, seed) -> list[list[int]]:
@@ -77,7 +78,7 @@ def depth1_optimum(n: int, edges) -> float:
 class QAOAMaxCut(Computed, Problem):
     slug = "qaoa_maxcut"
     title = "Depth-1 QAOA for MaxCut"
-    frameworks = ("qiskit", "cirq", "pennylane")   # angles must be computed: no plain QASM
+    unsupported = {"qasm": "the angles must be computed: no plain OpenQASM"}
     check = "variational"
     version = 2   # v2: the acceptance rule stated plainly; CPU limit, call and register stated
     checked = "<C> of the returned circuit's state"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, integer_rule, unitary_checked
+from .prompts import QASM_HEADER, integer_rule, unitary_checked
+from .base import Problem
 
 
 class QFT(Problem):

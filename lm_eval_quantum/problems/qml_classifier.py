@@ -34,7 +34,8 @@ import json
 
 import numpy as np
 
-from . import Computed, Problem, seeded_rng
+from .base import Computed, Problem
+from .seeding import seeded_rng
 
 RULE_MARGIN = 0.3       # |rule value| of every point, listed or hidden (far from the boundary)
 TRAINED_MARGIN = 0.2    # y <Z> of the canonical at every listed and hidden point (4x the judge's margin)
@@ -158,7 +159,7 @@ class Trainable(Computed, Problem):
     """A quantum-ML task whose answer trains its parameters (Python frameworks only)."""
 
     suite = "quantum-ml"
-    frameworks = ("qiskit", "cirq", "pennylane")   # parameters are computed: no plain QASM
+    unsupported = {"qasm": "the parameters are computed by training: no plain OpenQASM"}
 
 
 class Behaviour(Trainable):

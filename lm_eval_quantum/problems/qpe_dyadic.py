@@ -31,7 +31,9 @@ import textwrap
 import numpy as np
 
 from ..judge.conventions import LITTLE_ENDIAN
-from . import QASM_HEADER, Problem, fidelity_bound, seeded_rng
+from .prompts import QASM_HEADER, fidelity_bound
+from .base import Problem
+from .seeding import seeded_rng
 from .phase_estimation import INVERSE_QFT as _INVERSE_QFT
 from .phase_estimation import inverse_qft_qasm
 

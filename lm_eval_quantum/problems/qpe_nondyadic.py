@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from math import gcd
 
-from . import seeded_rng
+from .seeding import seeded_rng
 from .qpe_dyadic import QPEDyadic
 
 INSTANCES = {"test": [(2, 1, 3), (3, 1, 5), (3, 2, 7), (4, 3, 10), (5, 2, 3)],

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, qasm_controlled, seeded_rng
+from .prompts import QASM_HEADER
+from .base import Problem
+from .circuits import qasm_controlled
+from .seeding import seeded_rng
 from .grover_marked import PHASE_FLIP, grover_operator, random_marked, state_list
 from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
                          qpe_state)

@@ -20,7 +20,9 @@ import inspect
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .base import Problem
+from .seeding import seeded_rng
 from .feature_map import (
     REPS_NOTE,
     bitstring_order,

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, qasm_controlled, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .circuits import qasm_controlled
+from .seeding import seeded_rng
 from .hadamard_test import StatedCall, bitstring_basis
 
 # (m, t, x0, coin)

@@ -33,7 +33,9 @@ import itertools
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, seeded_rng, state_checked
+from .prompts import QASM_HEADER, state_checked
+from .base import Problem
+from .seeding import seeded_rng
 
 
 # --- exact arithmetic in Z[w], w = e^{i pi / 4} -------------------------------------------

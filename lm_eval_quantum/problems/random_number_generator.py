@@ -14,7 +14,8 @@ judge's state cap), the family's whole instance space.
 """
 from __future__ import annotations
 
-from . import QASM_HEADER, MeasuredDistribution, plural
+from .prompts import QASM_HEADER, plural
+from .base import MeasuredDistribution
 
 
 class RandomNumberGenerator(MeasuredDistribution):

@@ -17,8 +17,9 @@ from fractions import Fraction
 from math import sqrt
 from typing import ClassVar
 
-from . import seeded_rng
-from .bell_state import StatePreparation, qubit_state
+from .seeding import seeded_rng
+from .base import StatePreparation
+from .circuits import qubit_state
 from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_steps
 
 

@@ -38,7 +38,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import thresholds as th
-from . import QASM_HEADER, seeded_rng
+from .prompts import QASM_HEADER
+from .seeding import seeded_rng
 from .phase_estimation import INVERSE_QFT, ControlledOracleAlgorithm, inverse_qft_qasm
 
 # (N, t): test docs on 8, 10 and 13 qubits.  The few-shot docs (7 and 9 qubits) stay

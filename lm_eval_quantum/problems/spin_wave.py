@@ -16,8 +16,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import pi_text
-from .bell_state import StatePreparation, private_rows, qubit_state
+from .circuits import pi_text
+from .base import StatePreparation
+from .seeding import private_rows
+from .circuits import qubit_state
 
 
 class SpinWave(StatePreparation):

@@ -25,13 +25,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from . import ellipsis_list
-from .teleportation import (
-    BELL_ROLES,
-    PartyProtocol,
-    bell_source_qasm,
-    bell_source_rules,
-)
+from .prompts import ellipsis_list
+from .prompts import BELL_ROLES, bell_source_rules
+from .base import PartyProtocol
+from .circuits import bell_source_qasm
 
 LAYOUT_CODE = {
     "blocks": '''\

@@ -9,8 +9,8 @@ Canonical: CX(i -> j), CX(j -> i), CX(i -> j): on |x_i x_j> the three XORs give
 """
 from __future__ import annotations
 
-from . import unitary_checked
-from .toffoli_decomposition import GateDecomposition
+from .prompts import unitary_checked
+from .base import GateDecomposition
 
 SWAP = [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import QASM_HEADER, Problem, qubits_text, unitary_checked
+from .prompts import QASM_HEADER, qubits_text, unitary_checked
+from .base import Problem
 
 
 def swap_test_unitary(m: int) -> np.ndarray:

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from . import QASM_HEADER, Problem, fidelity_bound
+from .base import PartyProtocol
+from .circuits import bell_source_qasm
+from .prompts import BELL_ROLES, bell_source_rules, fidelity_bound
 
 LAYOUT_CODE = {
     "blocks": '''\
@@ -45,150 +47,6 @@ def registers(params: dict) -> dict[str, list[int]]:
         return {"m": list(range(n)), "a": list(range(n, 2 * n)), "b": list(range(2 * n, 3 * n))}
     return {"m": list(range(0, 3 * n, 3)), "a": list(range(1, 3 * n, 3)),
             "b": list(range(2, 3 * n, 3))}
-
-
-def describe_registers(regs: dict, what: dict) -> str:
-    """One line per register: its qubits and its role."""
-    lines = []
-    for name, qs in regs.items():
-        where = ", ".join(f"{name}[{i}] = q[{q}]" for i, q in enumerate(qs))
-        lines.append(f"- {what[name]}: {where}")
-    return "\n".join(lines)
-
-
-# What "q[k]" of the register lists is in each framework.
-REGISTER_NAMES = {"qasm": "", "qiskit": "Here q[k] is the circuit's qubit k.",
-                  "cirq": "Here q[k] is `cirq.LineQubit(k)`.", "pennylane": "Here q[k] is wire k."}
-
-
-# --- shared by the protocol problems (teleportation, superdense coding, BB84) ---------------
-MEASURE_AT_END = {
-    "qasm": "You may measure {who} into a `bit` register at the very end; no gate may follow a "
-            "measurement, and `if` statements are not supported.",
-    "qiskit": "You may measure {who} at the very end; no gate may follow a measurement, and "
-              "classical control (`if_test`, `c_if`) is not supported.",
-    "cirq": "You may end with `cirq.measure(...)` on {who}; classically controlled operations "
-            "are not supported.",
-    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
-}
-
-BELL_ROLES = {"a": "Alice's halves a of the Bell pairs (start in |0>)",
-              "b": "Bob's halves b of the Bell pairs (start in |0>)"}
-
-# The entanglement source's part of the canonical programs: `{source}` in CODE.
-BELL_SOURCE_CODE = {
-    "qiskit": '''\
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qc.h(a[i])
-        qc.cx(a[i], b[i])''',
-    "cirq": '''\
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        circuit.append([cirq.H(q[a[i]]), cirq.CNOT(q[a[i]], q[b[i]])])''',
-    "pennylane": '''\
-    for i in range(n):
-        # the source prepares the Bell pair (|00> + |11>)/sqrt(2) on a[i], b[i]
-        qml.Hadamard(wires=a[i])
-        qml.CNOT(wires=[a[i], b[i]])''',
-}
-
-
-def bell_source_rules(n: int) -> list[str]:
-    """The statement's lines on the parties and the entanglement source (a[i], b[i])."""
-    pairs = "pairs" if n > 1 else "pair"
-    return [
-        "The protocol has three parties, and the judge checks who acts on what:",
-        f"1. An entanglement source prepares {n} Bell {pairs} (|00> + |11>)/sqrt(2) on "
-        "(a[i], b[i]), then gives a[i] to Alice and b[i] to Bob. It may only act on a and b.",
-    ]
-
-
-def bell_source_qasm(a: list[int], b: list[int]) -> list[str]:
-    lines = []
-    for i in range(len(a)):   # the source: a Bell pair on a[i], b[i]
-        lines += [f"h q[{a[i]}];", f"cx q[{a[i]}], q[{b[i]}];"]
-    return lines
-
-
-class PartyProtocol(Problem):
-    """A communication protocol written as ONE program whose registers belong to
-    parties (check kind "channel"; `judge.locality` checks the parties' moves).
-
-    Subclasses set `qubits_per_n` (width = qubits_per_n * n), `parties` (register ->
-    its successive holders), `classical` (the classical channels), `roles` (register
-    -> its description in the prompt), `measured` (what the candidate may measure at
-    the end), `mode` and `layout_code` (`{registers}` in the canonical Python), and define
-    `registers(params)`, `task(params)`, `rules(params)`, `io(params)` -> (inputs,
-    outputs), `qasm_gates(params)`, `measured_qubits(params)` and
-    `code_template(framework)` (the canonical Python, with `{registers}` and the
-    entanglement source's `{source}` to fill in)."""
-
-    check = "channel"
-    mode = "quantum"
-    qubits_per_n = 3
-    test_sizes = range(1, 5)
-    fewshot_sizes = (2, 3)
-    parties: ClassVar[dict] = {}
-    classical: ClassVar[list] = []
-    roles: ClassVar[dict] = {}
-    measured = ""
-    unit = "message qubits"   # what n counts
-    layout_code: ClassVar[dict] = {}
-
-    def instances(self, split):
-        if split == "test":
-            return [{"n": n, "layout": "blocks"} for n in self.test_sizes]
-        return [{"n": n, "layout": "interleaved"} for n in self.fewshot_sizes]
-
-    def width(self, params):
-        return self.qubits_per_n * params["n"]
-
-    def registers(self, params) -> dict[str, list[int]]:
-        raise NotImplementedError
-
-    def statement(self, params):
-        return "\n".join([
-            f"Write the {self.task(params)} as one circuit on {self.width(params)} qubits. "
-            "The registers:",
-            describe_registers(self.registers(params), self.roles),
-            *self.rules(params),
-        ])
-
-    measurement = "custom"
-
-    def notes(self, framework, params):
-        return REGISTER_NAMES[framework]
-
-    def argument_notes(self, framework, params):
-        return f"`n` is the number of {self.unit}."
-
-    def format_rule(self, framework, params):
-        return (super().format_rule(framework, params) + " "
-                + MEASURE_AT_END[framework].format(who=self.measured))
-
-    def protocol(self, params) -> dict:
-        owners, names = [None] * self.width(params), [None] * self.width(params)
-        for name, qs in self.registers(params).items():
-            for i, q in enumerate(qs):
-                owners[q], names[q] = self.parties[name], f"{name}[{i}]"
-        return {"owners": owners, "names": names, "classical": self.classical}
-
-    def check_spec(self, framework, params):
-        inputs, outputs = self.io(params)
-        return {**super().check_spec(framework, params), "mode": self.mode,
-                "inputs": inputs, "outputs": outputs, "protocol": self.protocol(params)}
-
-    def canonical(self, framework, params):
-        if framework == "qasm":
-            measured = self.measured_qubits(params)
-            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;", f"bit[{len(measured)}] c;"]
-            lines += self.qasm_gates(params)
-            lines += [f"c[{j}] = measure q[{q}];" for j, q in enumerate(measured)]
-            return {"qasm": "\n".join(lines)}
-        layout = self.layout_code[params.get("layout", "blocks")]
-        return {"python": self.code_template(framework).replace("{registers}", layout)
-                .replace("{source}", BELL_SOURCE_CODE[framework])}
 
 
 class Teleportation(PartyProtocol):

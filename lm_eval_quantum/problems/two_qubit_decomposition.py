@@ -27,7 +27,7 @@ import textwrap
 
 import numpy as np
 
-from .toffoli_decomposition import embed, rotation
+from .circuits import embed, rotation
 from .zyz_decomposition import PrintedUnitary, unitary_rng
 
 LAYERS = 4

@@ -23,8 +23,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import ellipsis_list
-from .bell_state import StatePreparation, private_rows
+from .prompts import ellipsis_list
+from .base import StatePreparation
+from .seeding import private_rows
 
 
 def range_rotations(m: int) -> list[tuple[int, float, list[int]]]:

@@ -15,8 +15,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import bit_string_rule, seeded_rng
-from .bell_state import StatePreparation
+from .prompts import bit_string_rule
+from .seeding import seeded_rng
+from .base import StatePreparation
 from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_steps
 
 

@@ -29,7 +29,7 @@ import json
 
 import numpy as np
 
-from . import seeded_rng
+from .seeding import seeded_rng
 from .qml_classifier import Trainable, apply_step, steps_code
 
 MAX_PRODUCT_FIDELITY = 0.9

@@ -33,7 +33,7 @@ import json
 
 import numpy as np
 
-from . import seeded_rng
+from .seeding import seeded_rng
 from .data_reuploading import reupload_steps
 from .qml_classifier import Behaviour, format_points, pair_steps
 

@@ -20,7 +20,8 @@ import functools
 
 import numpy as np
 
-from . import Computed, Problem, seeded_rng
+from .base import Computed, Problem
+from .seeding import seeded_rng
 
 SIZES = {"test": [("ising", 2), ("heisenberg", 3), ("ising", 4), ("heisenberg", 4),
                   ("ising", 5), ("heisenberg", 5)],
@@ -117,7 +118,7 @@ def ground_energy(params) -> float:
 class VQE(Computed, Problem):
     slug = "vqe"
     title = "Variational quantum eigensolver"
-    frameworks = ("qiskit", "cirq", "pennylane")   # parameters must be computed: no plain QASM
+    unsupported = {"qasm": "the parameters must be computed: no plain OpenQASM"}
     check = "variational"
     version = 2   # v2: the prompt states the CPU limit, the call, the register and what is checked
     checked = "the energy of the returned circuit's state"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from . import QASM_HEADER, MeasuredDistribution
+from .prompts import QASM_HEADER
+from .base import MeasuredDistribution
 
 
 class WState(MeasuredDistribution):

@@ -30,8 +30,8 @@ from math import atan2
 
 import numpy as np
 
-from . import seeded_rng
-from .toffoli_decomposition import GateDecomposition
+from .seeding import seeded_rng
+from .base import GateDecomposition
 
 
 def zyz_angles(u):

@@ -645,7 +645,7 @@ class Section:
 
 
 def build_sections(board: Board) -> list[Section]:
-    from lm_eval_quantum.problems import FRAMEWORKS
+    from lm_eval_quantum.frameworks import FRAMEWORKS
     from lm_eval_quantum.lmeval.tasks import SUITES
 
     z = z_value()
@@ -1174,7 +1174,7 @@ def task_heatmap(section: Section, suite: str, problems: dict[str, list[TaskRun]
 
 
 def _frameworks() -> tuple[str, ...]:
-    from lm_eval_quantum.problems import FRAMEWORKS
+    from lm_eval_quantum.frameworks import FRAMEWORKS
 
     return FRAMEWORKS
 

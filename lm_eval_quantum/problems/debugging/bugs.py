@@ -44,7 +44,9 @@ import textwrap
 from dataclasses import dataclass
 
 from lm_eval_quantum.problems.debugging.mutation import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
-from lm_eval_quantum.problems import ORDER_RULE, Problem, gate_set_rule
+from lm_eval_quantum.frameworks import FRAMEWORKS, SPECS
+from lm_eval_quantum.problems.base import Problem
+from lm_eval_quantum.problems.prompts import gate_set_rule
 
 CATEGORIES = {
     "C1": "deprecated OpenQASM 2 syntax or a syntax error",
@@ -144,6 +146,24 @@ class Program:
         return {format(int(i), f"0{width}b"): float(probs[i]) for i in np.flatnonzero(probs > 1e-12)}
 
 
+# The problems whose OpenQASM programs the corpus is drawn from, in drawing order: a fixed
+# table, so that a new problem does not change the debugging tasks' docs (a new source is
+# added here with a version bump of the three debug_* problems).
+SOURCES = (
+    "ghz", "qft", "w_state", "random_clifford", "random_universal", "random_number_generator",
+    "data_encoding", "oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "oracle_grover",
+    "oracle_diffusion", "oracle_sat", "oracle_simon", "oracle_triangle", "autoencoder",
+    "swap_test", "dj_explicit", "bv_explicit", "grover_marked", "qpe_dyadic", "qpe_nondyadic",
+    "amplitude_estimation", "quantum_counting", "hhl", "qaoa_fixed_angles", "quantum_walk",
+    "chsh", "hadamard_test", "draper_adder", "bell_state", "dicke_state", "cat_state_phase",
+    "complex_amplitudes", "uniform_subset", "uniform_range", "graph_state", "product_state",
+    "schmidt_state", "spin_wave", "feature_map", "quantum_kernel", "toffoli_decomposition",
+    "ccz_decomposition", "controlled_rotation", "swap_from_cx", "fredkin_decomposition",
+    "iswap_decomposition", "controlled_h", "zyz_decomposition", "two_qubit_decomposition",
+    "controlled_u", "multi_controlled_x", "pauli_rotation",
+)
+
+
 def _eligible(problem) -> bool:
     if "qasm" not in problem.frameworks or problem.check not in ("state", "unitary", "distribution"):
         return False
@@ -154,13 +174,13 @@ def _eligible(problem) -> bool:
 def corpus(split: str) -> list[Program]:
     """Every reference program of a split (the source problems' instances of the same
     split: the test and few-shot corpora are disjoint)."""
-    from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem
+    from lm_eval_quantum.problems import get_problem
 
     splits = ("test", "fewshot") if split == "full" else (split,)
     programs = []
-    for slug in PROBLEM_MODULES:
+    for slug in SOURCES:
         problem = get_problem(slug)
-        if not _eligible(problem):
+        if not _eligible(problem):   # a source that changed its check or frameworks
             continue
         for part in splits:
             for params in problem.instances(part):
@@ -344,7 +364,7 @@ def private_mutants() -> list[dict]:
     public test mutant, in order, one of the same operator, measurement and width, drawn
     over its source problem's private instances (`Problem.private_instances`), else over its
     public program (a source whose private programs have no such mutant)."""
-    from lm_eval_quantum.problems import seeded_rng
+    from lm_eval_quantum.problems.seeding import seeded_rng
 
     seed = int(seeded_rng("bugs", "private").integers(2 ** 63))
     return [json.loads(m) for m in _private_mutants(seed)]
@@ -414,7 +434,8 @@ class DebugTask(Problem):
     """One task over the split's mutants (see the module docstring); subclasses give the
     question, the answer and the check."""
 
-    frameworks = ("qasm",)
+    unsupported = {f: "the debugging corpus is OpenQASM 3 programs (QBugLM's setting)"
+                   for f in FRAMEWORKS if f != "qasm"}
     suite = "debugging"
     has_full_split = True
     question = ""
@@ -448,7 +469,7 @@ class DebugTask(Problem):
             task += (f"\nFinally, measure qubit q[k] into bit c[k] for k = 0..{len(data) - 1}; the "
                      "program's output is the distribution of c.")
         return (f"An OpenQASM 3.0 program was written for the following task.\n\nTask:\n{task}\n\n"
-                f"{ORDER_RULE['qasm']}\n\nThe program contains exactly one bug.")
+                f"{SPECS['qasm'].order_rule}\n\nThe program contains exactly one bug.")
 
     def listing(self, params) -> str:
         return f"```qasm\n{params['program']}\n```"

@@ -1,0 +1,55 @@
+"""Seeded draws: every instance, hidden test and random circuit comes from `seeded_rng`
+with a stable key, and, while a private split is drawn (lm_eval_quantum.splits), from its
+secret too."""
+from __future__ import annotations
+
+# The secret of a private split (lm_eval_quantum.splits): 32-bit words of its SHA-256,
+# mixed into every seeded draw while `secret_draws` is active.
+_SECRET_WORDS: tuple = ()
+
+
+def seeded_rng(*key):
+    """A numpy Generator seeded from a stable key (strings and ints), and from the
+    private split's secret while one is being drawn."""
+    import zlib
+
+    import numpy as np
+
+    words = [*_SECRET_WORDS, *(zlib.crc32(str(k).encode()) for k in key)]
+    return np.random.default_rng(words)
+
+
+class secret_draws:
+    """``with secret_draws(secret):`` every `seeded_rng` draw (instances, hidden tests,
+    random circuits) also depends on all 256 bits of sha256(secret); same key, other
+    numbers.  Not re-entrant across threads: the split builder is one thread."""
+
+    def __init__(self, secret: bytes):
+        import hashlib
+
+        digest = hashlib.sha256(b"lm-eval-quantum private split\0" + secret).digest()
+        self.words = tuple(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 32, 4))
+
+    def __enter__(self):
+        global _SECRET_WORDS
+        self.saved, _SECRET_WORDS = _SECRET_WORDS, self.words
+        return self
+
+    def __exit__(self, *exc):
+        global _SECRET_WORDS
+        _SECRET_WORDS = self.saved
+        return False
+
+
+def private_rows(problem, draw) -> list[dict]:
+    """Problem.private_instances for a fixed test table: per public test row, draw(rng,
+    params) with rng = seeded_rng(slug, "private", row index), an instance like that row,
+    drawn again while it repeats an earlier one (the tables' rows are distinct)."""
+    rows = []
+    for row, params in enumerate(problem.instances("test")):
+        rng = seeded_rng(problem.slug, "private", row)
+        drawn = draw(rng, params)
+        while drawn in rows:
+            drawn = draw(rng, params)
+        rows.append(drawn)
+    return rows
