@@ -1,4 +1,5 @@
-"""The mutation self-test of the judge (lm_eval_quantum.problems.debugging.mutation).
+"""The mutation self-test of the judge (lm_eval_quantum.problems.debugging: `operators`,
+`truth` and `mutation`).
 
 Operators: deterministic, valid code, the intended change.  Ground truth: the
 frameworks' own simulators on hand-made equivalent / changing / broken
@@ -16,9 +17,10 @@ from support import WRONG
 
 from lm_eval_quantum.problems.debugging import mutation
 from lm_eval_quantum.api import load_docs
-from lm_eval_quantum.problems.debugging.mutation import (
-    OPERATORS, doc_context, doc_mutants, doc_sources, ground_truth, parse_qasm_gate,
-    python_mutants, qasm_mutants)
+from lm_eval_quantum.problems.debugging.mutation import doc_context, doc_mutants, doc_sources
+from lm_eval_quantum.problems.debugging.operators import (
+    OPERATORS, QASM_GATES, parse_qasm_gate, python_mutants, qasm_mutants)
+from lm_eval_quantum.problems.debugging.truth import GROUND_TRUTH, ground_truth
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -98,7 +100,7 @@ def test_qasm_operators_make_the_intended_change():
                       for a, b in zip(lines, original) if a != b]
         new, old = changed
         assert new.name != old.name and new.operands == old.operands
-        assert mutation.QASM_GATES[new.name] == mutation.QASM_GATES[old.name]
+        assert QASM_GATES[new.name] == QASM_GATES[old.name]
     for lines in by_op["permute"]:
         (changed,) = [(parse_qasm_gate(a), parse_qasm_gate(b))
                       for a, b in zip(lines, original) if a != b]
@@ -235,7 +237,7 @@ def test_ground_truth_bernstein_vazirani(framework):
 
 
 def test_unknown_kind_is_skipped(monkeypatch):
-    monkeypatch.delitem(mutation.GROUND_TRUTH, "state")
+    monkeypatch.delitem(GROUND_TRUTH, "state")
     report = mutation.run_mutation_selfcheck("quantum_qiskit_ghz", per_operator=1, max_docs=1,
                                              progress=False)
     assert report.skipped == {"quantum_qiskit_ghz": "kind state"}

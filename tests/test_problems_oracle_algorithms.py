@@ -75,6 +75,8 @@ def _dj_mutants(docs):
     """Mutants of two Deutsch-Jozsa docs (qiskit, cirq), each with its native ground truth:
     equivalent iff the (unchanged) one-shot post-processing is always right."""
     from lm_eval_quantum.problems.debugging import mutation
+    from lm_eval_quantum.problems.debugging.truth import (
+        _native_builder, _native_distribution, _oracle_native)
 
     out = []
     for fw in ("qiskit", "cirq"):
@@ -83,12 +85,11 @@ def _dj_mutants(docs):
         n = ctx["params"]["n"]
         for m in mutation.doc_mutants(f"dj_{fw}", doc, seed=0, per_operator=3):
             try:
-                build = mutation._native_builder(ctx, m.sources)
+                build = _native_builder(ctx, m.sources)
                 p_right = []
                 for test in ctx["spec"]["hidden"]:
-                    oracle = mutation._oracle_native(ctx, test)
-                    dist = mutation._native_distribution(ctx, build(oracle["gate"]), oracle,
-                                                         key="result")
+                    oracle = _oracle_native(ctx, test)
+                    dist = _native_distribution(ctx, build(oracle["gate"]), oracle, key="result")
                     zero = dist.get("0" * n, 0.0)
                     p_right.append(zero if test["answer"] == "constant" else 1 - zero)
                 status = "equivalent" if min(p_right) >= 1 - 1e-9 else "changing"
@@ -309,11 +310,12 @@ def test_mutation_ground_truth_uses_each_problems_answer_probability():
     canonical post-processing is right on a measured distribution: the unmutated
     canonical of every problem (Grover's p < 1 included) is equivalent."""
     from lm_eval_quantum.problems.debugging import mutation
+    from lm_eval_quantum.problems.debugging.truth import ground_truth
 
     docs = _docs()
     for slug in SLUGS:
         doc = [d for d in docs if d["problem"] == slug][-1]
         control = mutation.doc_mutants("t", doc)[0]
         assert control.operator == "none"
-        truth = mutation.ground_truth(mutation.doc_context(doc), control.sources)
+        truth = ground_truth(mutation.doc_context(doc), control.sources)
         assert truth.status == "equivalent", (slug, truth.detail)

@@ -17,6 +17,7 @@ import pytest
 from support import WRONG
 
 from lm_eval_quantum.problems.debugging import mutation
+from lm_eval_quantum.problems.debugging.truth import ground_truth
 from lm_eval_quantum.judge.locality import ProtocolSpecError, validate, violation
 from lm_eval_quantum.problems import (
     bb84,
@@ -135,7 +136,7 @@ def test_protocols_end_to_end():
                        and d["split"] == "test" and json.loads(d["params"])["n"] == 2)
             ctx = mutation.doc_context(doc)
             for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=1)[1:]:
-                m.truth = mutation.ground_truth(ctx, m.sources)
+                m.truth = ground_truth(ctx, m.sources)
                 mutants.append(m)
     items += [(m.doc, m.response, m.sample_index) for m in mutants]
     verdicts = score_samples(items, progress=False)
@@ -171,11 +172,11 @@ def test_ground_truth_sees_the_shortcuts():
     docs = [d for d in _docs() if d["split"] == "test" and d["doc_id"] == 1]
     for doc in docs:
         ctx = mutation.doc_context(doc)
-        assert mutation.ground_truth(ctx, mutation.doc_sources(doc)).status == "equivalent"
+        assert ground_truth(ctx, mutation.doc_sources(doc)).status == "equivalent"
         text = _shortcut_answer(doc)
         lang = "qasm" if doc["framework"] == "qasm" else "python"
         source = re.search(rf"```{lang}\n(.*?)```", text, re.S).group(1)
-        truth = mutation.ground_truth(ctx, {lang: source})
+        truth = ground_truth(ctx, {lang: source})
         assert truth.status == "changing" and "protocol violation" in truth.detail, (
             doc["problem"], doc["framework"], truth)
         assert truth.detail.endswith(("fidelity 1.000000", "inputs 0.000000")), truth.detail

@@ -13,6 +13,7 @@ import pytest
 from support import native_state
 
 from lm_eval_quantum.problems.debugging import mutation
+from lm_eval_quantum.problems.debugging.truth import ground_truth
 from lm_eval_quantum.frameworks import FRAMEWORKS
 from lm_eval_quantum.problems import data_encoding, make_doc, random_clifford, random_number_generator, random_universal, task_name
 from lm_eval_quantum.problems.random_clifford import format_circuit, parse_circuit
@@ -166,7 +167,7 @@ def test_synthesis_problems_end_to_end():
                        and d["split"] == "test" and d["num_qubits"] >= 3)
             ctx = mutation.doc_context(doc)
             for m in mutation.doc_mutants(task_name(fw, slug), doc, per_operator=2):
-                m.truth = mutation.ground_truth(ctx, m.sources)
+                m.truth = ground_truth(ctx, m.sources)
                 mutants.append(m)
 
     items = [(d, d["canonical"], s) for d in docs for s in SAMPLES]

@@ -26,7 +26,7 @@ share one set of mutants per split, so a mutant's doc id is the same in all thre
 
 Each mutant records its category, operator, line (1-based, in the buggy
 program), the original and the new text, and the lines a locator may answer.
-It is kept only if the ground truth (`mutation.ground_truth`: the program loaded
+It is kept only if the ground truth (`truth.ground_truth`: the program loaded
 by Qiskit's own OpenQASM 3 importer and simulated with qiskit.quantum_info,
 nothing of the judge) agrees with its category: C1/C2 mutants must fail to
 build, C3/C4 mutants must change the behaviour.  `mutants(split, count, seed)`
@@ -43,10 +43,15 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+<<<<<<< HEAD
 from lm_eval_quantum.problems.debugging.mutation import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
 from lm_eval_quantum.frameworks import FRAMEWORKS, SPECS
 from lm_eval_quantum.problems.base import Problem
 from lm_eval_quantum.problems.prompts import gate_set_rule
+=======
+from lm_eval_quantum.problems.debugging.operators import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
+from lm_eval_quantum.problems import ORDER_RULE, Problem, gate_set_rule
+>>>>>>> l_mut
 
 CATEGORIES = {
     "C1": "deprecated OpenQASM 2 syntax or a syntax error",
@@ -294,8 +299,8 @@ def record(program: Program, cand: Candidate) -> dict:
 
 def verdict(program: Program, text: str) -> str:
     """The ground truth of a program text against the reference: "equivalent",
-    "changing" or "broken" (see mutation.ground_truth)."""
-    from lm_eval_quantum.problems.debugging.mutation import ground_truth
+    "changing" or "broken" (see truth.ground_truth)."""
+    from lm_eval_quantum.problems.debugging.truth import ground_truth
     from lm_eval_quantum.problems import get_problem
 
     params = {"source": program.source, "source_params": json.loads(program.params),
