@@ -43,15 +43,10 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-<<<<<<< HEAD
-from lm_eval_quantum.problems.debugging.mutation import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
 from lm_eval_quantum.frameworks import FRAMEWORKS, SPECS
 from lm_eval_quantum.problems.base import Problem
-from lm_eval_quantum.problems.prompts import gate_set_rule
-=======
 from lm_eval_quantum.problems.debugging.operators import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
-from lm_eval_quantum.problems import ORDER_RULE, Problem, gate_set_rule
->>>>>>> l_mut
+from lm_eval_quantum.problems.prompts import gate_set_rule
 
 CATEGORIES = {
     "C1": "deprecated OpenQASM 2 syntax or a syntax error",
