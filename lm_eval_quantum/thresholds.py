@@ -236,6 +236,12 @@ LIMIT_CPU_FLOOR_COMPUTING = 120.0
 # two samples and the judge at once never times out a correct answer.
 LIMIT_WALL_FACTOR = 3.0
 LIMIT_WALL_SLACK = 5.0
+# Thread pools pinned to 1 in the sandbox: the zygote must stay single-threaded to fork safely.
+THREAD_ENV = (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS", "RAYON_NUM_THREADS", "QISKIT_NUM_PROCS",
+    "TF_NUM_INTRAOP_THREADS",
+)
 
 
 def sized_limits(canonical_cpu_seconds: float | None, computes: bool = False) -> SandboxLimits:

@@ -468,6 +468,7 @@ def replica_main(cfg: dict) -> None:
 
     from lm_eval_quantum.runtime import adapters as frameworks
     from lm_eval_quantum.runtime import zygote as zmod
+    from lm_eval_quantum.runtime.adapters.session import load_adapter
 
     reply = os.fdopen(os.dup(1), "w")       # results only; anything printed goes to stderr
     os.dup2(2, 1)
@@ -476,7 +477,7 @@ def replica_main(cfg: dict) -> None:
     if cfg["heap"] == "all":
         frameworks.preload()
     else:
-        frameworks._adapter(cfg["heap"])
+        load_adapter(cfg["heap"])
     for fw in cfg["frameworks"]:
         frameworks.run_job(jobs[fw], ListChannel())     # warm the path measured
     sys.modules.pop("candidate", None)

@@ -11,8 +11,8 @@ import pytest
 import lm_eval_quantum as lmq
 from lm_eval_quantum import thresholds
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import (
-    FRAME_LINES, MAX_MESSAGE_CHARS, SOURCE_LINE_CHARS, run_job)
+from lm_eval_quantum.runtime.adapters import run_job
+from lm_eval_quantum.runtime.adapters.failures import FRAME_LINES, MAX_MESSAGE_CHARS, SOURCE_LINE_CHARS
 from lm_eval_quantum.lmeval.repair import TRACE_CHARS, TRACE_LINES, feedback, trim_trace
 
 pytest.importorskip("qiskit")

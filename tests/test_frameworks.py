@@ -216,7 +216,8 @@ def test_random_circuits_match_native_simulator(framework):
 def test_qiskit_unitary_and_composites_match_operator():
     from qiskit.quantum_info import random_unitary
 
-    from lm_eval_quantum.runtime.adapters import ArtifactBuilder, qiskit_adapter
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
 
     source = (
         "from qiskit import QuantumCircuit\n"
@@ -253,7 +254,8 @@ def test_cirq_unitary_matches_with_bit_reversal():
     circuit = cirq.Circuit(cirq.H(q[0]), cirq.CNOT(q[0], q[2]), cirq.rz(0.3)(q[1]),
                            cirq.CCZ(q[2], q[1], q[0]), cirq.FSimGate(0.4, 0.2)(q[1], q[2]),
                            cirq.qft(*q))
-    from lm_eval_quantum.runtime.adapters import ArtifactBuilder, cirq_adapter
+    from lm_eval_quantum.runtime.adapters import cirq_adapter
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
 
     builder = ArtifactBuilder(3)
     cirq_adapter.to_artifact(circuit, builder)

@@ -467,7 +467,7 @@ def test_mutated_programs_only_ever_raise_candidate_errors():
     import random
     import re
 
-    from lm_eval_quantum.runtime.adapters import CandidateError
+    from lm_eval_quantum.runtime.adapters.failures import CandidateError
     from lm_eval_quantum.runtime.adapters.qasm_adapter import parse
 
     rng = random.Random(7)

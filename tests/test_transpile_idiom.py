@@ -147,7 +147,7 @@ class _FakeSession:
 
 def _wire(circuit, oracle: dict) -> dict:
     """A qiskit circuit as the sandbox sends it."""
-    from lm_eval_quantum.runtime.adapters import ArtifactBuilder
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
     from lm_eval_quantum.runtime.adapters import qiskit_adapter as qa
 
     builder = ArtifactBuilder(None, oracle)

@@ -143,7 +143,8 @@ class _Collect:
 def judged_circuits(doc: dict) -> list[tuple[dict, dict | None]]:
     """(circuit, oracle) pairs the judge simulates for the doc's canonical: its
     circuit, one per classifier input, or the circuit with each hidden test's oracle."""
-    from lm_eval_quantum.runtime import adapters as frameworks
+    from lm_eval_quantum.runtime.adapters import run_job
+    from lm_eval_quantum.runtime.adapters.candidate import CANDIDATE_MODULE
     from lm_eval_quantum.judge.extract import extract_sources
     from lm_eval_quantum.judge.checks import Session
     from lm_eval_quantum.problems import reference
@@ -153,9 +154,9 @@ def judged_circuits(doc: dict) -> list[tuple[dict, dict | None]]:
     job["post"] = None   # the circuit only: post-processing would query the oracle service
     channel = _Collect()
     try:
-        frameworks.run_job(job, channel)
+        run_job(job, channel)
     finally:
-        sys.modules.pop(frameworks.CANDIDATE_MODULE, None)
+        sys.modules.pop(CANDIDATE_MODULE, None)
     errors = [m["message"] for m in channel.messages if m["type"] == "error"]
     if errors:
         raise ValueError(f"the canonical does not build: {errors[0]}")

@@ -49,10 +49,10 @@ from __future__ import annotations
 
 import os
 
+from lm_eval_quantum.thresholds import THREAD_ENV
+
 # Pin thread pools before numpy/qiskit can be imported (the pool also sets these).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
-             "RAYON_NUM_THREADS", "QISKIT_NUM_PROCS"):
+for _var in THREAD_ENV:
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402

@@ -63,6 +63,7 @@ from pathlib import Path
 from lm_eval_quantum.runtime.view import (ALLOWED_PACKAGE_ENTRIES, SANDBOX_PKG_ROOT, hidden_paths,
                                           importable_dirs, package_dir, python_executable,
                                           python_prefixes, user_site)
+from lm_eval_quantum.thresholds import THREAD_ENV
 
 # Strongest first.
 LEVELS: tuple[str, ...] = ("bwrap", "kernel", "rlimits")
@@ -77,10 +78,6 @@ SANDBOX_TMP_MB = 1024                # size cap of the private /tmp tmpfs (all s
 # child its own uid and temp dir, and to kill and clean up after it.
 _ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN",
               "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER")
-
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
-                "RAYON_NUM_THREADS", "QISKIT_NUM_PROCS", "TF_NUM_INTRAOP_THREADS")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -136,7 +133,7 @@ def clean_env(home: str, first_path: str) -> dict[str, str]:
         "ARROW_DEFAULT_MEMORY_POOL": "system",
         "JE_ARROW_MALLOC_CONF": "background_thread:false",
     }
-    env.update({name: "1" for name in _THREAD_VARS})
+    env.update({name: "1" for name in THREAD_ENV})
     env.update(interpreter_flags()[1])
     return env
 
@@ -250,8 +247,8 @@ def zygote_command(level: str) -> ZygoteCommand:
 
 # --- probes: does a level actually work on this machine? -----------------------
 def required_modules() -> list[str]:
-    """Top-level packages the zygote preloads (:data:`frameworks.PRELOADED_MODULES`)."""
-    from lm_eval_quantum.runtime.adapters import PRELOADED_MODULES
+    """Top-level packages the zygote preloads (:data:`adapters.warm.PRELOADED_MODULES`)."""
+    from lm_eval_quantum.runtime.adapters.warm import PRELOADED_MODULES
 
     return list(dict.fromkeys(name.split(".")[0] for name in PRELOADED_MODULES))
 

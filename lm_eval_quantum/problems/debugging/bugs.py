@@ -410,7 +410,7 @@ def program_of(params: dict) -> Program:
 def gate_count(text: str) -> int:
     """The judge's gate count (simulate.circuit_stats) of a valid program, built by the
     QASM adapter in-process (trusted: our own reference programs, at build time)."""
-    from lm_eval_quantum.runtime.adapters import ArtifactBuilder
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
     from lm_eval_quantum.runtime.adapters.qasm_adapter import parse, to_artifact
     from lm_eval_quantum.judge.simulate import circuit_stats
 

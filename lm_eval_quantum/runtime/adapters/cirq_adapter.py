@@ -23,7 +23,13 @@ import cirq
 import numpy as np
 
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import CandidateError, call_entry
+from lm_eval_quantum.runtime.adapters.candidate import call_entry
+from lm_eval_quantum.runtime.adapters.failures import CandidateError
+
+# Declarations `registry` reads from this source, unimported (see registry.py).
+ORDER = 2
+PRELOAD = ("cirq",)
+API_PACKAGES = ("cirq", "cirq_core")
 
 _MAX_NESTING = 64
 _MAX_LABEL = 64
@@ -170,3 +176,15 @@ class Simulator:
 
 def simulator(session) -> Simulator:
     return Simulator(session)
+
+
+# --- the zygote's warm-up job (runtime/adapters/warm.py) ------------------------------
+WARM = {"sources": {"python": (
+    "import cirq\n"
+    "def build_circuit(n, oracle):\n"
+    "    q = cirq.LineQubit.range(n + 1)\n"
+    "    return cirq.Circuit(cirq.H(q[0]), cirq.CNOT(q[0], q[1]), cirq.rx(0.3)(q[1]),\n"
+    "                        cirq.ISWAP(q[0], q[1]), oracle.on(*q), cirq.measure(*q[:n], key='m'))\n"
+    "def run_and_analyze(circuit, simulator):\n"
+    "    return simulator.run(circuit, repetitions=4).histogram(key='m')\n"
+)}}

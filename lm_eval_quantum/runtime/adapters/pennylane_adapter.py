@@ -19,7 +19,13 @@ import numbers
 import pennylane as qml
 
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import CandidateError, call_entry
+from lm_eval_quantum.runtime.adapters.candidate import call_entry
+from lm_eval_quantum.runtime.adapters.failures import CandidateError
+
+# Declarations `registry` reads from this source, unimported (see registry.py).
+ORDER = 3
+PRELOAD = ("pennylane",)
+API_PACKAGES = ("pennylane",)
 
 _MAX_NESTING = 64
 _MAX_LABEL = 64
@@ -89,3 +95,13 @@ def _emit(op, builder, depth: int) -> None:
 
 def simulator(session):
     raise NotImplementedError("PennyLane post-processing tasks are not supported yet")
+
+
+# --- the zygote's warm-up job (runtime/adapters/warm.py): no oracle, no post-processing
+WARM = {"oracle": None, "post": None, "sources": {"python": (
+    "import pennylane as qml\n"
+    "def build_circuit(n, oracle=None):\n"
+    "    qml.Hadamard(0); qml.CNOT(wires=[0, 1]); qml.RX(0.3, wires=2)\n"
+    "    qml.Toffoli(wires=[0, 1, 2])\n"
+    "    return qml.state()\n"
+)}}

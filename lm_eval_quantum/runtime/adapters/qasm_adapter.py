@@ -34,9 +34,14 @@ from qiskit_qasm3_import.converter import ConvertVisitor
 from qiskit.circuit import Gate
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.runtime.adapters import CandidateError
+from lm_eval_quantum.runtime.adapters.failures import CandidateError
 from lm_eval_quantum.runtime.adapters.qasm_fold import FoldError, fold
 from lm_eval_quantum.runtime.adapters.qiskit_adapter import simulator, to_artifact  # noqa: F401 - re-exported adapter API
+
+# Declarations `registry` reads from this source, unimported (see registry.py).
+ORDER = 0
+PRELOAD = ("qiskit", "qiskit.qasm3", "qiskit_qasm3_import")
+API_PACKAGES = ("qiskit", "qiskit_aer")
 
 ORACLE_INCLUDE = "oracle.inc"
 STD_INCLUDE = "stdgates.inc"
@@ -214,3 +219,17 @@ def build(job: dict, namespace: dict):
 # customgates.inc is parsed when the adapter is imported - in the sandbox's zygote, before
 # it forks - so that no candidate run pays for it (~20-40 ms).
 _custom_definitions()
+
+
+# --- the zygote's warm-up job (runtime/adapters/warm.py) ------------------------------
+WARM = {"sources": {
+    "qasm": (
+        'OPENQASM 3.0;\ninclude "stdgates.inc";\ninclude "oracle.inc";\n'
+        "qubit[3] q;\nbit[2] c;\nh q[0];\ncx q[0], q[1];\nrx(0.3) q[2];\n"
+        "Oracle q[0], q[1], q[2];\nc[0] = measure q[0];\nc[1] = measure q[1];\n"
+    ),
+    "python": (
+        "def run_and_analyze(circuit, simulator):\n"
+        "    return simulator.run(circuit, shots=4).result().get_counts()\n"
+    ),
+}}

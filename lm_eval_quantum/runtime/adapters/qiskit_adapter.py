@@ -47,7 +47,13 @@ from qiskit.result import Counts
 from qiskit.transpiler import Target
 
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import CandidateError, call_entry
+from lm_eval_quantum.runtime.adapters.candidate import call_entry
+from lm_eval_quantum.runtime.adapters.failures import CandidateError
+
+# Declarations `registry` reads from this source, unimported (see registry.py).
+ORDER = 1
+PRELOAD = ("qiskit",)
+API_PACKAGES = ("qiskit", "qiskit_aer")
 
 _MAX_NESTING = 64
 _SMALL_LIBRARY_GATE = 3
@@ -315,3 +321,17 @@ def _fence_opaque_gates() -> None:
 
 
 _fence_opaque_gates()
+
+
+# --- the zygote's warm-up job (runtime/adapters/warm.py) ------------------------------
+WARM = {"sources": {"python": (
+    "from qiskit import QuantumCircuit\n"
+    "def build_circuit(n, oracle):\n"
+    "    qc = QuantumCircuit(n + 1, n)\n"
+    "    qc.h(0); qc.cx(0, 1); qc.rx(0.3, 1); qc.cswap(0, 1, 2); qc.iswap(0, 1)\n"
+    "    qc.append(oracle, range(n + 1)); qc.measure(range(n), range(n))\n"
+    "    return qc\n"
+    "def run_and_analyze(circuit, simulator):\n"
+    "    from qiskit import transpile\n"
+    "    return simulator.run(transpile(circuit, simulator), shots=4).result().get_counts()\n"
+)}}
