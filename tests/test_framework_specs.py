@@ -3,6 +3,7 @@ problem either supports a registered framework (it has a canonical there) or say
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -11,8 +12,10 @@ from lm_eval_quantum.frameworks import FRAMEWORKS, LITTLE_ENDIAN, SPECS
 from lm_eval_quantum.problems import all_problems, get_problem
 
 
-def test_the_registry_holds_one_spec_per_module_in_the_documented_order():
-    assert FRAMEWORKS == ("qasm", "qiskit", "cirq", "pennylane")
+def test_the_registry_holds_one_spec_per_adapter_in_the_documented_order():
+    from lm_eval_quantum.runtime.adapters import FRAMEWORKS as ADAPTERS
+
+    assert FRAMEWORKS == ADAPTERS == ("qasm", "qiskit", "cirq", "pennylane")
     assert LITTLE_ENDIAN == {"qasm", "qiskit"}
     for name, spec in SPECS.items():
         assert spec.name == name and spec.language in ("qasm", "python")
@@ -43,21 +46,34 @@ def test_oracle_tasks_exist_only_where_the_spec_offers_an_oracle():
         assert SPECS[framework].oracle.call(oracle.width(params)) in oracle.prompt(framework, params)
 
 
-def test_a_new_framework_spec_is_one_file(tmp_path, monkeypatch):
-    """Drop a spec module into the package: the registry lists it in its order, and a
-    problem's prompt is written in its conventions (its adapter is the other file, in
-    runtime/adapters/; the problems then add its canonical code or say why not)."""
-    (tmp_path / "toyq.py").write_text(textwrap.dedent('''
+def test_a_new_framework_is_a_spec_and_an_adapter(tmp_path, monkeypatch):
+    """The worked example of CONTRIBUTING.md: drop a spec module into frameworks/ and an
+    adapter module beside the others: both registries find them, in the adapter's order,
+    and a problem's prompt is written in the new conventions (the problems then add their
+    canonical code for it or say why not)."""
+    from lm_eval_quantum.runtime.adapters import registry
+
+    specs, adapters = tmp_path / "specs", tmp_path / "adapters"
+    specs.mkdir()
+    adapters.mkdir()
+    (specs / "toyq.py").write_text(textwrap.dedent('''
         from dataclasses import replace
 
         from lm_eval_quantum.frameworks.cirq import SPEC as CIRQ
 
-        SPEC = replace(CIRQ, name="toyq", order=9, fence_tags=("toyq",),
+        SPEC = replace(CIRQ, name="toyq", fence_tags=("toyq",),
                        order_rule="Qubit k is toyq.Qubit(k), the leftmost character.",
                        format_rule="Answer in toyq: define `{signature}` on {width} qubits.")
     '''))
-    monkeypatch.setattr(frameworks, "__path__", [*frameworks.__path__, str(tmp_path)])
-    found = frameworks._discover()
+    cirq_adapter = Path(registry.__file__).with_name("cirq_adapter.py").read_text()
+    (adapters / "toyq_adapter.py").write_text(cirq_adapter.replace("ORDER = 2", "ORDER = 9"))
+    found_adapters = registry._discover((Path(registry.__file__).parent, adapters))
+    assert tuple(found_adapters) == (*FRAMEWORKS, "toyq")
+    assert found_adapters["toyq"]["PRELOAD"] == found_adapters["cirq"]["PRELOAD"]
+    monkeypatch.setattr(frameworks, "__path__", [*frameworks.__path__, str(specs)])
+    with pytest.raises(ImportError, match="do not match"):
+        frameworks._discover()                      # a spec without its adapter
+    found = frameworks._discover(tuple(found_adapters))
     assert tuple(found) == (*FRAMEWORKS, "toyq")
     monkeypatch.setattr("lm_eval_quantum.problems.base.SPECS", found)
     ghz = get_problem("ghz")

@@ -5,8 +5,8 @@ A spec is what the host knows of a framework: its answer language and code fence
 bit order, the packages it needs, and the prompt conventions every problem shares (one
 source of them: how an answer is formatted, how the judge's gate sets are spelled, how
 an opaque oracle is offered).  What runs inside the sandbox is the framework's adapter,
-`runtime/adapters/<name>_adapter.py`; it imports the framework, so this package never
-does.  Adding a framework is a spec here, an adapter there, and each problem's canonical
+`runtime/adapters/<name>_adapter.py` (the registry there gives the order); it imports the
+framework, so this package never does.  Adding a framework is a spec here, an adapter there, and each problem's canonical
 code for it (CONTRIBUTING.md).
 """
 from __future__ import annotations
@@ -15,6 +15,8 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from lm_eval_quantum.runtime.adapters.registry import FRAMEWORKS as ADAPTERS
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,8 @@ class OracleConventions:
 
 @dataclass(frozen=True)
 class FrameworkSpec:
-    name: str
-    order: int                     # its place in FRAMEWORKS (task tables, reports)
+    name: str                      # its adapter is runtime/adapters/<name>_adapter.py, whose
+                                   # ORDER is its place in FRAMEWORKS (task tables, reports)
     language: str                  # "qasm" or "python": the canonical's source key and fence
     fence_tags: tuple[str, ...]    # further fence tags the extractor reads as `language`
     little_endian: bool            # qubit 0 is the rightmost character of a printed bitstring
@@ -54,10 +56,15 @@ class FrameworkSpec:
         return self.language
 
 
-def _discover() -> dict[str, FrameworkSpec]:
-    specs = [importlib.import_module(f"{__name__}.{m.name}").SPEC
-             for m in pkgutil.iter_modules(__path__)]
-    return {s.name: s for s in sorted(specs, key=lambda s: s.order)}
+def _discover(adapters: tuple[str, ...] = ADAPTERS) -> dict[str, FrameworkSpec]:
+    """The specs, in the order of their adapters (runtime/adapters/registry.py); a spec
+    without an adapter, or an adapter without a spec, is an error of the package."""
+    specs = {spec.name: spec for spec in (importlib.import_module(f"{__name__}.{m.name}").SPEC
+                                          for m in pkgutil.iter_modules(__path__))}
+    if set(specs) != set(adapters):
+        raise ImportError(f"framework specs {sorted(specs)} do not match the sandbox's "
+                          f"adapters {sorted(adapters)}")
+    return {name: specs[name] for name in adapters}
 
 
 SPECS: dict[str, FrameworkSpec] = _discover()

@@ -3,7 +3,6 @@ from lm_eval_quantum.frameworks import FrameworkSpec, OracleConventions
 
 SPEC = FrameworkSpec(
     name="cirq",
-    order=2,
     language="python",
     fence_tags=("cirq",),
     little_endian=False,

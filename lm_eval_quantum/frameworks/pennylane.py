@@ -4,7 +4,6 @@ from lm_eval_quantum.frameworks import FrameworkSpec
 
 SPEC = FrameworkSpec(
     name="pennylane",
-    order=3,
     language="python",
     fence_tags=("pennylane",),
     little_endian=False,

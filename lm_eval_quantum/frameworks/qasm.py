@@ -4,7 +4,6 @@ from lm_eval_quantum.frameworks.qiskit import SPEC as QISKIT
 
 SPEC = FrameworkSpec(
     name="qasm",
-    order=0,
     language="qasm",
     fence_tags=("openqasm", "qasm2", "qasm3", "openqasm2", "openqasm3"),
     little_endian=True,

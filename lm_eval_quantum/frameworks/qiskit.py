@@ -3,7 +3,6 @@ from lm_eval_quantum.frameworks import FrameworkSpec, OracleConventions
 
 SPEC = FrameworkSpec(
     name="qiskit",
-    order=1,
     language="python",
     fence_tags=("qiskit",),
     little_endian=True,

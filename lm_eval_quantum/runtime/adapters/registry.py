@@ -31,10 +31,9 @@ def read_declarations(path: Path) -> dict:
     return found
 
 
-def _discover() -> dict[str, dict]:
-    here = Path(__file__).parent
-    found = {info.name.removesuffix(SUFFIX): read_declarations(here / f"{info.name}.py")
-             for info in pkgutil.iter_modules([str(here)]) if info.name.endswith(SUFFIX)}
+def _discover(folders=(Path(__file__).parent,)) -> dict[str, dict]:
+    found = {info.name.removesuffix(SUFFIX): read_declarations(Path(info.module_finder.path) / f"{info.name}.py")
+             for info in pkgutil.iter_modules([str(f) for f in folders]) if info.name.endswith(SUFFIX)}
     return dict(sorted(found.items(), key=lambda item: item[1]["ORDER"]))
 
 
