@@ -143,6 +143,29 @@ MAX_SHOTS_PER_TEST = 100_000
 # cost the judge <= 4 s, <= 20 s at the slowest rate); the costliest canonical
 # answer needs 2.2e8 (11%), the costliest test-split one 1.1e8 (5.5%).
 JUDGE_WORK_BUDGET = 2e9
+# --- judge: dynamic circuits (judge.dynamic) ------------------------------------
+# A program with mid-circuit measurement, reset or classical control is simulated as
+# branches, one per sequence of outcomes, each an unnormalised state whose squared norm
+# is its probability (exact: no shots).  A branch whose probability falls below
+# BRANCH_PRUNE_EPS is dropped (the mass dropped is reported and bounds the error of
+# every number the check computes; the canonical programs drop none).
+BRANCH_PRUNE_EPS = 1e-14
+# At most this many branches at once (x the input states a check evolves, x 2^n
+# amplitudes, within MAX_BRANCH_AMPLITUDES): 20 independent mid-circuit measurements;
+# a program that branches further (a measurement in a long loop, 10^6 measurements)
+# ends as resource_limit, before the memory is allocated.
+MAX_BRANCHES = 1 << 20
+# 2^24 complex amplitudes is 256 MiB: teleporting 3 qubits (9 qubits, 8 inputs, 64
+# branches) needs 2^15, a 9-qubit Shor code with 8 ancillas and 2^8 syndromes 2^26 /
+# 2^8 per distinct syndrome pattern - see the families' sizes (docs/checks.md).
+MAX_BRANCH_AMPLITUDES = 1 << 24
+# A `while` loop runs until the probability of still being inside it is at most
+# WHILE_TAIL_EPS (that tail is dropped and reported like a pruned branch); after
+# MAX_WHILE_PASSES passes with more left, the answer ends as resource_limit (a
+# repeat-until-success gadget with success probability 1/2 needs ~40 passes).
+WHILE_TAIL_EPS = 1e-12
+MAX_WHILE_PASSES = 200
+
 # Full-unitary checks evolve this many random states first (seeded per doc): an
 # answer that passes agrees on all of them; one that some state rules out gets its
 # exact fidelity from the full unitary only if that fits the budget, else a

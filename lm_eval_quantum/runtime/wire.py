@@ -37,6 +37,15 @@ CIRCUIT, the neutral artifact::
       {"name": str (a label only), "qubits": [int]*k, "matrix": [[re, im]]*4^k}  # row-major 2^k x 2^k
       {"name": "measure", "qubits": [int, ...], "clbits": [int, ...]}           # equal lengths
       {"name": "reset" | "barrier" | "oracle", "qubits": [int, ...]}
+      {"name": "if", "qubits": [], "clbits": [int, ...], "value": int, "then": L1, "else": L2}
+      {"name": "while", "qubits": [], "clbits": [int, ...], "value": int, "body": L}
+
+    Classical control is flat: an "if" op governs the L1 ops after it (run when the
+    condition holds) and the L2 ops after those (run otherwise); a "while" op repeats the
+    L ops after it while its condition holds, tested before each pass.  The condition
+    holds when the integer whose bit i is the value of clbits[i] equals `value`.  Blocks
+    nest inside their enclosing block (checked).  A measurement, a reset and any op may
+    come anywhere: mid-circuit measurement and feed-forward are programs like others.
 
 The schema (`check_message`, `check_circuit`) is strict and checked before any use:
 known keys only, finite numbers, integers within thresholds.WIRE_MAX_INT, bounded
@@ -52,8 +61,9 @@ Conventions fixed here, once:
     qubit being the MOST significant bit (textbook order: cx on [c, t] is
     [[1,0,0,0],[0,1,0,0],[0,0,0,1],[0,0,1,0]]).
   * Special ops: "measure" (qubits[i] -> clbits[i]), "reset", "barrier"
-    (ignored), "oracle" (the opaque black box); none carries a matrix or params,
-    and an op with a matrix never has one of these names.
+    (ignored by the simulation; a marker some checks read), "oracle" (the opaque black
+    box), "if" and "while" (classical control); none carries a matrix or params, and an
+    op with a matrix never has one of these names.
   * Counts keys list clbit 0 first (neutral order); adapters convert to their
     framework's own order before the candidate sees them.
 """
@@ -93,7 +103,8 @@ STANDARD_GATES = {
     "rxx": (2, 1), "ryy": (2, 1), "rzz": (2, 1),
     "ccx": (3, 0), "ccz": (3, 0), "cswap": (3, 0),
 }
-SPECIAL_OPS = ("measure", "reset", "barrier", "oracle")
+CONTROL_OPS = ("if", "while")
+SPECIAL_OPS = ("measure", "reset", "barrier", "oracle", *CONTROL_OPS)
 
 
 class WireError(ValueError):
@@ -165,6 +176,8 @@ _SPECIAL_KEYS = {
     "reset": ({"name", "qubits"}, set()),
     "barrier": ({"name", "qubits"}, set()),
     "oracle": ({"name", "qubits"}, set()),
+    "if": ({"name", "qubits", "clbits", "value", "then", "else"}, set()),
+    "while": ({"name", "qubits", "clbits", "value", "body"}, set()),
 }
 _MATRIX_KEYS = ({"name", "qubits", "matrix"}, set())
 _GATE_KEYS = ({"name", "qubits"}, {"params"})
@@ -283,8 +296,9 @@ def _index_list(value, bound: int, what: str, distinct: bool = False) -> list:
 
 def op_kind(op: dict) -> str:
     """What a validated op is, by its shape: "matrix" (it carries a matrix; its name
-    is only a label), "measure", "reset", "barrier", "oracle" (SPECIAL_OPS, which
-    never carry a matrix or params), or "gate" (a STANDARD_GATES name)."""
+    is only a label), "measure", "reset", "barrier", "oracle", "if", "while"
+    (SPECIAL_OPS, which never carry a matrix or params), or "gate" (a STANDARD_GATES
+    name)."""
     if "matrix" in op:
         return "matrix"
     return op["name"] if op["name"] in SPECIAL_OPS else "gate"
@@ -293,8 +307,33 @@ def op_kind(op: dict) -> str:
 def acts_on_amplitudes(op: dict) -> bool:
     """Whether a validated op changes amplitudes and so counts as a gate (checked
     against a gate set, counted in the limits and statistics): a standard gate, a
-    matrix whatever its name, the oracle.  measure, reset and barrier do not."""
+    matrix whatever its name, the oracle.  measure, reset, barrier, if and while do not."""
     return op_kind(op) in ("gate", "matrix", "oracle")
+
+
+def block_lengths(op: dict) -> tuple[int, ...]:
+    """The lengths of the blocks a validated control op governs: (then, else) of an
+    "if", (body,) of a "while", () of any other op."""
+    if op_kind(op) == "if":
+        return op["then"], op["else"]
+    if op_kind(op) == "while":
+        return (op["body"],)
+    return ()
+
+
+def is_dynamic(circuit: dict) -> bool:
+    """Does a validated circuit use classical control, a reset, or a measurement that
+    another op follows on the measured qubit (what a unitary-only check cannot read)?"""
+    measured: set = set()
+    for op in circuit["ops"]:
+        kind = op_kind(op)
+        if kind in CONTROL_OPS or (kind == "reset" and op["qubits"]):
+            return True
+        if kind == "measure":
+            measured.update(op["qubits"])
+        elif kind != "barrier" and measured.intersection(op["qubits"]):
+            return True
+    return False
 
 
 def _check_op(op, nq: int, nc: int) -> None:
@@ -313,6 +352,16 @@ def _check_op(op, nq: int, nc: int) -> None:
             clbits = _index_list(op["clbits"], nc, "clbits of measure")
             if len(clbits) != len(qubits):
                 raise WireError("measure needs one clbit per qubit")
+        if name in CONTROL_OPS:
+            if qubits:
+                raise WireError(f"'{name}' lists no qubits (its blocks do)")
+            clbits = _index_list(op["clbits"], nc, f"clbits of {name}", distinct=True)
+            if not clbits:
+                raise WireError(f"'{name}' needs at least one clbit")
+            _bounded_int(op["value"], f"value of {name}", high=2 ** len(clbits) - 1)
+            for key in ("then", "else", "body"):
+                if key in op:
+                    _bounded_int(op[key], f"{key} of {name}", low=1 if key == "body" else 0)
         return
     if "matrix" in op:
         _keys(op, _MATRIX_KEYS, f"matrix op '{name}'")
@@ -367,8 +416,19 @@ def check_circuit(circ, max_qubits: int, max_ops: int) -> dict:
         raise WireError("ops must be a list")
     if len(ops) > max_ops:
         raise SizeLimitError(f"circuit has {len(ops)} operations; the limit is {max_ops}")
-    for op in ops:
+    ends = [len(ops)]    # where each open block ends, innermost last
+    for index, op in enumerate(ops):
         _check_op(op, nq, nc)
+        while index >= ends[-1]:
+            ends.pop()
+        lengths = block_lengths(op)
+        if lengths:
+            if index + sum(lengths) >= ends[-1]:
+                raise WireError(f"the blocks of '{op['name']}' (op {index}) run past the "
+                                "end of the block or circuit that holds them")
+            ends.append(index + sum(lengths) + 1)
+            if len(ends) > thresholds.WIRE_MAX_DEPTH:
+                raise WireError(f"classical control nested deeper than {thresholds.WIRE_MAX_DEPTH} blocks")
     return circ
 
 
