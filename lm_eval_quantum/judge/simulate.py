@@ -361,6 +361,10 @@ def _plan_ops(circuit: dict, oracle):
         kind, qubits = op_kind(op), list(op.get("qubits", []))
         if kind == "barrier":
             continue
+        if kind in wire.CONTROL_OPS:
+            raise SimulationError(
+                f"classical control ('{kind}' on measured bits) is not part of this task's check, "
+                "which reads a program without mid-circuit measurement")
         if kind == "measure":
             for q, c in zip(qubits, op["clbits"]):
                 measured[c] = q

@@ -117,6 +117,23 @@ class ArtifactBuilder:
         """reset / barrier."""
         self._add({"name": name, "qubits": list(qubits)})
 
+    def clbit(self, index) -> int:
+        """A clbit a condition reads (allocated if the program has not written it yet)."""
+        if type(index) is not int or not 0 <= index < thresholds.WIRE_MAX_CLBITS:
+            raise CandidateError("shape_mismatch", f"invalid classical bit {index!r}")
+        self.num_clbits = max(self.num_clbits, index + 1)
+        return index
+
+    # classical control: ``with builder.if_block(clbits, value) as branch:`` fill the
+    # then-block, ``branch.otherwise()`` starts the else-block; ``with
+    # builder.while_block(clbits, value):`` fills the loop body.  The condition holds when
+    # the integer whose bit i is clbits[i] equals value (wire.py).
+    def if_block(self, clbits, value: int):
+        return _Block(self, "if", clbits, value)
+
+    def while_block(self, clbits, value: int):
+        return _Block(self, "while", clbits, value)
+
     def is_oracle(self, name: str, width: int) -> bool:
         return (
             self.oracle is not None
@@ -143,3 +160,45 @@ class ArtifactBuilder:
             raise CandidateError("resource_limit", str(exc)) from None
         except wire.WireError as exc:
             raise CandidateError("runtime", f"invalid circuit: {exc}") from None
+
+
+class _Block:
+    """An open if/while block of an ArtifactBuilder (see ArtifactBuilder.if_block)."""
+
+    def __init__(self, builder: ArtifactBuilder, name: str, clbits, value: int):
+        clbits = [builder.clbit(c) for c in clbits]
+        if not clbits or len(set(clbits)) != len(clbits):
+            raise CandidateError("runtime", f"a condition needs distinct classical bits, got {clbits}")
+        if type(value) is not int or not 0 <= value < 2 ** len(clbits):
+            raise CandidateError("runtime", f"a condition on {len(clbits)} bits cannot equal {value!r}")
+        self.builder, self.name = builder, name
+        self.op = {"name": name, "qubits": [], "clbits": clbits, "value": int(value)}
+        if name == "if":
+            self.op.update({"then": 0, "else": 0})
+        else:
+            self.op["body"] = 0
+        self.split: int | None = None
+
+    def __enter__(self):
+        self.builder._add(self.op)
+        self.start = len(self.builder.ops)
+        return self
+
+    def otherwise(self) -> None:
+        """The ops added from here on form the else-block (an if only)."""
+        if self.name != "if" or self.split is not None:
+            raise CandidateError("runtime", "an else block follows one if block only")
+        self.split = len(self.builder.ops)
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None:
+            return False
+        end = len(self.builder.ops)
+        if self.name == "while":
+            if end == self.start:
+                raise CandidateError("runtime", "a while loop with an empty body never ends")
+            self.op["body"] = end - self.start
+        else:
+            split = end if self.split is None else self.split
+            self.op["then"], self.op["else"] = split - self.start, end - split
+        return False
