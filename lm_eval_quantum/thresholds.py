@@ -150,6 +150,14 @@ JUDGE_WORK_BUDGET = 2e9
 # BRANCH_PRUNE_EPS is dropped (the mass dropped is reported and bounds the error of
 # every number the check computes; the canonical programs drop none).
 BRANCH_PRUNE_EPS = 1e-14
+# A channel check against a target channel (not the identity) passes when the Choi
+# states J/d of the program and of the target are within this trace distance; the
+# channels are then within d times it in diamond distance (Watrous).  Float error of an
+# exact construction is ~1e-12.
+CHANNEL_TRACE_EPS = 1e-6
+# A classical answer (state discrimination) passes when its exact success probability is
+# within this of the task's optimum (the Helstrom bound is computed in floating point).
+CLASSICAL_ANSWER_EPS = 1e-9
 # At most this many branches at once (x the input states a check evolves, x 2^n
 # amplitudes, within MAX_BRANCH_AMPLITUDES): 20 independent mid-circuit measurements;
 # a program that branches further (a measurement in a long loop, 10^6 measurements)

@@ -248,3 +248,35 @@ def choi(br: Branches, outputs: list[int]) -> np.ndarray:
     v = moved.reshape(2**k, 2 ** (n - k), br.count, x)
     vecs = np.transpose(v, (1, 2, 0, 3)).reshape(-1, 2**k * x)
     return vecs.T @ vecs.conj()
+
+
+def input_columns(n: int, inputs: list[int], vectors: np.ndarray | None = None) -> np.ndarray:
+    """(2^n, X) input columns: the states `vectors[:, x]` over the qubits `inputs` (index
+    bit j = value of inputs[j]; default: every basis state, X = 2^len(inputs)), every other
+    qubit |0>."""
+    k = len(inputs)
+    vectors = np.eye(2**k, dtype=complex) if vectors is None else np.asarray(vectors, dtype=complex)
+    rows = [sum(((x >> j) & 1) << q for j, q in enumerate(inputs)) for x in range(2**k)]
+    columns = np.zeros((2**n, vectors.shape[1]), dtype=complex)
+    columns[rows, :] = vectors
+    return columns
+
+
+def identity_fidelity(j: np.ndarray, d: int) -> float:
+    """The entanglement fidelity with the identity of a channel of Choi matrix `j` (`choi`,
+    d inputs mapped to d outputs): <Phi|J|Phi> / d^2 with Phi = sum_x |x>_out |x>_in."""
+    index = [o * d + o for o in range(d)]
+    return float(np.real(j[np.ix_(index, index)].sum())) / d**2
+
+
+def choi_distance(j: np.ndarray, target: np.ndarray, d: int) -> tuple[float, float]:
+    """(trace distance, fidelity) of the Choi states J/d and T/d: the trace distance
+    bounds the diamond distance of the channels by d times itself (Watrous)."""
+    rho, sigma = j / d, np.asarray(target, dtype=complex) / d
+    diff = rho - sigma
+    trace = 0.5 * float(np.abs(np.linalg.eigvalsh((diff + diff.conj().T) / 2)).sum())
+    w, v = np.linalg.eigh((rho + rho.conj().T) / 2)
+    root = (v * np.sqrt(np.clip(w, 0, None))) @ v.conj().T
+    inner = np.linalg.eigvalsh((root @ sigma @ root + (root @ sigma @ root).conj().T) / 2)
+    fidelity = float(np.sqrt(np.clip(inner, 0, None)).sum() ** 2)
+    return trace, min(1.0, fidelity)

@@ -30,6 +30,11 @@ and terminal measurements aside):
    right here would change nothing - the deferred circuit is exactly LOCC.
 4. Anything else couples parties that share no quantum channel for that
    qubit: a protocol violation.
+5. Feed-forward written as such (mid-circuit measurement and classical control, wire
+   "if"/"while"): a measured bit belongs to the party that held the qubit when it was
+   measured; an operation inside a block conditioned on bits is applied by the holder
+   of its qubits, and every other party owning one of those bits must be able to send
+   classical bits to it (an entry of ``classical``).  A reset is local to the holder.
 
 The decision depends only on the order of operations on each qubit (the
 circuit's DAG), never on how operations on disjoint qubits are interleaved:
@@ -47,7 +52,7 @@ import numpy as np
 from .. import thresholds as th
 from . import simulate
 
-_SKIPPED = ("barrier", "measure", "reset")
+_SKIPPED = ("barrier", "measure", "reset", "if", "while")
 
 
 class ProtocolSpecError(ValueError):
@@ -156,15 +161,46 @@ class _Parties:
         return True
 
 
+def _conditioned(parties: _Parties, qubits, owners: set, name: str) -> str | None:
+    """Rule 5: the holder of the op's qubits may receive the bits it is conditioned on."""
+    holder = parties.owners[qubits[0]][parties.pos[qubits[0]]]
+    for sender in sorted(owners - {holder}):
+        if (sender, holder) not in parties.channels:
+            allowed = ", ".join(f"{s} -> {r}" for s, r in sorted(parties.channels)) or "none"
+            return (f"protocol violation: {name} on {parties.label(qubits)} is applied by "
+                    f"{holder} under a condition on bits {sender} measured, but {sender} "
+                    f"cannot send classical bits to {holder} (allowed: {allowed})")
+    return None
+
+
 def violation(circuit: dict, protocol: dict) -> str | None:
     """The first protocol violation of the circuit (a readable message), or None."""
+    from lm_eval_quantum.runtime import wire
+
     n = circuit["num_qubits"]
     parties = _Parties(protocol, n)
-    for op in circuit["ops"]:
+    bit_owner: dict[int, str] = {}          # clbit -> the party that measured it
+    blocks: list[tuple[int, set]] = []      # open control blocks: (end, owners of their bits)
+    for index, op in enumerate(circuit["ops"]):
+        while blocks and index >= blocks[-1][0]:
+            blocks.pop()
         name, qubits = op["name"], list(op["qubits"])
-        if not qubits or (op.get("matrix") is None and name in _SKIPPED):
+        kind = wire.op_kind(op)
+        if kind in wire.CONTROL_OPS:
+            owners = {bit_owner[c] for c in op["clbits"] if c in bit_owner}
+            blocks.append((index + 1 + sum(wire.block_lengths(op)), owners))
             continue
-        if op.get("matrix") is None and name == "oracle":
+        conditions = set().union(*(owners for _, owners in blocks)) if blocks else set()
+        if kind == "measure":
+            for q, c in zip(qubits, op["clbits"]):
+                bit_owner[c] = parties.owners[q][parties.pos[q]]
+        if not qubits or kind in _SKIPPED:
+            if qubits and conditions and kind != "barrier":
+                broken = _conditioned(parties, qubits[:1], conditions, name)
+                if broken:
+                    return broken
+            continue
+        if kind == "oracle":
             diagonal = [False] * len(qubits)
         else:
             u = simulate.gate_matrix(op)
@@ -177,6 +213,10 @@ def violation(circuit: dict, protocol: dict) -> str | None:
                         f"{receiver} as a classical control; from then on it may only be "
                         "measured or used as a control")
         if len(qubits) == 1 or parties.local(qubits) or parties.deferred(qubits, diagonal):
+            if conditions:
+                broken = _conditioned(parties, qubits, conditions, name)
+                if broken:
+                    return broken
             continue
         ends = {parties.owners[q][-1] for q in qubits}   # where each qubit ends up
         holders = [p for p in parties.order if p in ends]
