@@ -128,7 +128,7 @@ def test_discriminating_zero_from_plus_reaches_the_helstrom_bound_exactly():
     helstrom = 0.5 * (1 + math.sqrt(1 - 0.5))
     target = {"states": [[1, 0], plus.tolist()], "priors": [0.5, 0.5], "answers": [0, 1],
               "optimum": helstrom}
-    spec = {"kind": "classical_answer", "inputs": [0], "answer_clbits": [0]}
+    spec = {"kind": "classical_answer", "inputs": [0], "answer_qubits": [0]}
     best = circuit(1, 1, [g("ry", 0, params=[math.pi / 4]), measure(0, 0)])
     grade = CHECKS["classical_answer"](session(spec, target), best)
     assert grade.passed and grade.numbers["success_probability"] == pytest.approx(helstrom, abs=1e-12)

@@ -49,6 +49,7 @@ class FrameworkSpec:
     measure_rule: str              # how to measure every qubit ({n})
     gate_spelling: dict            # judge.gateset name -> how the framework writes the gate
     gate_set_operations: str       # what counts as one operation of a gate-set task
+    dynamic_rule: str              # how mid-circuit measurement, reset and feed-forward are written
     oracle: OracleConventions | None = None   # None: no opaque oracle gate (problems skip it)
 
     @property

@@ -26,6 +26,9 @@ SPEC = FrameworkSpec(
     "and `cirq.CircuitOperation`, counts as one operation on all its qubits and is not "
     "decomposed, so it passes only if its whole matrix is an allowed gate (`cirq.T**-1` is "
     "`tdg`).",
+    dynamic_rule="Mid-circuit measurement, reset and feed-forward are allowed: `cirq.measure(q, "
+    "key=\"m0\")` at any point (one key per measurement), `cirq.reset(q)`, and operations "
+    "conditioned on measured keys with `op.with_classical_controls(\"m0\")`.",
     oracle=OracleConventions(
         gate_type="cirq.Gate",
         call=lambda w: "oracle.on(*q)",

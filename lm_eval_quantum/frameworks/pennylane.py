@@ -29,4 +29,9 @@ SPEC = FrameworkSpec(
     "`qml.ctrl(...)`, `qml.adjoint(...)` and `qml.QubitUnitary`, counts as one operation on all "
     "its wires and is not decomposed, so it passes only if its whole matrix is an allowed gate "
     "(`qml.adjoint(qml.T)` is `tdg` and allowed wherever `tdg` is).",
+    dynamic_rule="Mid-circuit measurement, reset and feed-forward are allowed: `m = "
+    "qml.measure(k)` at any point (`qml.measure(k, reset=True)` also resets the wire), and "
+    "operations conditioned on measured values with `qml.cond(m, qml.PauliX)(wires=j)` "
+    "(conditions such as `m == 0` or `m0 + 2 * m1 == 3`, and a `false_fn`, work too); no "
+    "post-selection.",
 )

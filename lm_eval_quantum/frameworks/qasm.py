@@ -21,6 +21,10 @@ SPEC = FrameworkSpec(
                    "sdg": "sdg", "t": "t", "tdg": "tdg", "cx": "cx", "cz": "cz", "ccx": "ccx"},
     gate_set_operations="A gate you define yourself with `gate` is expanded into the gates of "
     "its body, each checked.",
+    dynamic_rule="Mid-circuit measurement, reset and feed-forward are allowed: measure into a "
+    "`bit` register at any point (`c[0] = measure q[0];`), `reset q[k];`, and condition "
+    "operations on measured bits with `if (c[0]) { ... }`, `if (c == 2) { ... } else { ... }` "
+    "or `while (c[0] == 0) { ... }`.",
     oracle=OracleConventions(
         gate_type="Gate",
         call=lambda w: f"Oracle {', '.join(f'q[{k}]' for k in range(w))};",

@@ -25,6 +25,10 @@ SPEC = FrameworkSpec(
     "qubits and is not decomposed, so it passes only if its whole matrix is an allowed gate; a "
     "gate you make from your own circuit (`to_gate()`, `append` of a `QuantumCircuit`) is "
     "expanded into its gates.",
+    dynamic_rule="Mid-circuit measurement, reset and feed-forward are allowed: `qc.measure(q, c)` "
+    "at any point, `qc.reset(q)`, and operations conditioned on measured bits with "
+    "`with qc.if_test((clbit, 1)):` (or a `ClassicalRegister` and a value, with `else_`), "
+    "`qc.while_loop(...)` or `qc.switch(...)`.",
     oracle=OracleConventions(
         gate_type="Gate",
         call=lambda w: f"qc.append(oracle, range({w}))",

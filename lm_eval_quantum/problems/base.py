@@ -563,3 +563,20 @@ class PartyProtocol(Problem):
         layout = self.layout_code[params.get("layout", "blocks")]
         return {"python": self.code_template(framework).replace("{registers}", layout)
                 .replace("{source}", BELL_SOURCE_CODE[framework])}
+
+
+class DynamicProgram(Problem):
+    """A program that may measure mid-circuit, reset qubits and condition operations on
+    measured bits (judge.dynamic simulates it exactly); its check is one of the kinds
+    that read such programs: `channel`, `classical_answer` or `code_correction`.  The
+    answer format adds the framework's `dynamic_rule` (frameworks/<name>.py) and the
+    problem's own `reading(params)` (what the judge reads at the end)."""
+
+    measurement = "custom"
+
+    def reading(self, params) -> str:
+        return ""
+
+    def format_rule(self, framework, params):
+        return " ".join(p for p in (super().format_rule(framework, params),
+                                    SPECS[framework].dynamic_rule, self.reading(params)) if p)

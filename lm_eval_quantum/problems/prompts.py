@@ -175,3 +175,16 @@ def bell_source_rules(n: int) -> list[str]:
         f"1. An entanglement source prepares {n} Bell {pairs} (|00> + |11>)/sqrt(2) on "
         "(a[i], b[i]), then gives a[i] to Alice and b[i] to Bob. It may only act on a and b.",
     ]
+
+
+def answer_rule(qubits: list[int]) -> str:
+    """How a classical answer is read from qubits at the end (check kind classical_answer)."""
+    if len(qubits) == 1:
+        return (f"Your answer is read at the end of the program from qubit {qubits[0]} in the "
+                "computational basis (0 or 1; a qubit you have just measured holds its outcome, "
+                "so measuring it last changes nothing).")
+    bits = ", ".join(f"qubit {q} is bit {i}" for i, q in enumerate(qubits))
+    return (f"Your answer is read at the end of the program from qubits {qubits} in the "
+            f"computational basis, as the integer whose bit i is the value of the i-th of them "
+            f"({bits}, bit 0 the least significant); a qubit you have just measured holds its "
+            "outcome, so measuring them last changes nothing.")
