@@ -17,10 +17,11 @@ import numpy as np
 
 from lm_eval_quantum.frameworks import FRAMEWORKS, ORACLE_FRAMEWORKS, SPECS
 from lm_eval_quantum.problems.circuits import BELL_SOURCE_CODE, embed, gate_line
-from lm_eval_quantum.problems.prompts import (MEASURE_AT_END, NO_MEASUREMENT, QASM_HEADER,
+from lm_eval_quantum.problems.prompts import (NO_MEASUREMENT, QASM_HEADER,
                                               REGISTER_NAMES, custom_gates_rule,
                                               describe_registers, gate_set_rule, plural,
-                                              power_text, state_checked, time_rule, wires_text)
+                                              power_text, protocol_measurements, state_checked,
+                                              time_rule, wires_text)
 from lm_eval_quantum.problems.seeding import seeded_rng
 
 class Computed:
@@ -509,6 +510,7 @@ class PartyProtocol(Problem):
     measured = ""
     unit = "message qubits"   # what n counts
     layout_code: ClassVar[dict] = {}
+    feed_forward = False      # the canonical measures mid-circuit and corrects by feed-forward
 
     def instances(self, split):
         if split == "test":
@@ -539,7 +541,7 @@ class PartyProtocol(Problem):
 
     def format_rule(self, framework, params):
         return (super().format_rule(framework, params) + " "
-                + MEASURE_AT_END[framework].format(who=self.measured))
+                + protocol_measurements(framework, self.measured))
 
     def protocol(self, params) -> dict:
         owners, names = [None] * self.width(params), [None] * self.width(params)
@@ -558,7 +560,8 @@ class PartyProtocol(Problem):
             measured = self.measured_qubits(params)
             lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;", f"bit[{len(measured)}] c;"]
             lines += self.qasm_gates(params)
-            lines += [f"c[{j}] = measure q[{q}];" for j, q in enumerate(measured)]
+            if not self.feed_forward:    # else qasm_gates measured them, mid-circuit
+                lines += [f"c[{j}] = measure q[{q}];" for j, q in enumerate(measured)]
             return {"qasm": "\n".join(lines)}
         layout = self.layout_code[params.get("layout", "blocks")]
         return {"python": self.code_template(framework).replace("{registers}", layout)

@@ -61,7 +61,7 @@ def alice_bases(n: int, seed: int) -> str:
 
 class BB84(PartyProtocol):
     slug = "bb84"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: measurements may be mid-circuit, with feed-forward (the prompt no longer forbids them)
     title = "BB84 quantum key distribution (one program, parties checked)"
     mode = "classical"
     parties: ClassVar = {"k": ["alice"], "s": ["bob"], "t": ["alice", "bob"]}

@@ -1,11 +1,12 @@
-"""Entanglement swapping with a deferred Bell measurement (state check, free ancillas).
+"""Entanglement swapping with a Bell measurement and feed-forward (state check, free ancillas).
 
 Four qubits: a source S1 prepares the Bell pair (0, 1) and hands qubit 0 to
 Alice and qubit 1 to the middle station; a source S2 prepares the pair (2, 3)
 and hands qubit 2 to the station and qubit 3 to Bob.  The station makes a Bell
-measurement of qubits 1 and 2, written in deferred form (no mid-circuit
-measurement): it rotates them to the computational basis, and Bob's Pauli
-corrections are gates on qubit 3 controlled by qubits 1 and 2.  At the end
+measurement of qubits 1 and 2: it rotates them to the computational basis and
+measures them mid-circuit, and Bob's Pauli corrections on qubit 3 are conditioned on
+the two bits (feed-forward; the deferred form, gates controlled by qubits 1 and 2, is
+accepted too and judged the same).  At the end
 qubits 0 and 3, which never interacted, must hold the requested Bell state.
 
 Bell states, (x, z) -> (I x X^x Z^z) |Phi+> on (first, second):
@@ -27,6 +28,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+
+from lm_eval_quantum.frameworks import SPECS
 
 from .prompts import QASM_HEADER, fidelity_bound
 from .seeding import seeded_rng
@@ -59,7 +62,8 @@ def bell_vector(name: str) -> np.ndarray:
 
 class EntanglementSwapping(StatedCall):
     slug = "entanglement_swapping"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: a real Bell measurement with feed-forward (the deferred form still accepted)
+    measurement = "custom"
     fixed_width = True   # two Bell pairs
     title = "Entanglement swapping"
     suite = "quantum-algorithms"
@@ -101,11 +105,11 @@ class EntanglementSwapping(StatedCall):
           result bits to Bob, who corrects qubit 3.
         The Bell states on a pair of qubits (a, b), where |v>_k means that qubit k has value v:
         {'; '.join(bell(k) for k in kinds)}.
-        There is no mid-circuit measurement: use the deferred-measurement principle. The
-        station rotates qubits 1 and 2 from the Bell basis to the computational basis, and
-        each of Bob's corrections is a gate on qubit 3 controlled by qubit 1 or qubit 2
-        (instead of measuring and applying it when the bit is 1). Bob may also apply
-        single-qubit gates to qubit 3. Alice's qubit 0 is touched only by S1, and no gate
+        The station rotates qubits 1 and 2 from the Bell basis to the computational basis
+        and measures them (mid-circuit); Bob's corrections on qubit 3 are conditioned on
+        the two bits (feed-forward). The deferred form is accepted too: each of Bob's
+        corrections a gate on qubit 3 controlled by qubit 1 or qubit 2 instead of measuring
+        and applying it when the bit is 1. Bob may also apply single-qubit gates to qubit 3. Alice's qubit 0 is touched only by S1, and no gate
         may act on qubits 0 and 3 together.
         At the end, qubits 0 and 3 must be in the Bell state
         {bell(target, '0', '3')};
@@ -133,24 +137,28 @@ class EntanglementSwapping(StatedCall):
                             "classical": [["station", "bob"]]}
         return spec
 
+    def format_rule(self, framework, params):
+        return f"{super().format_rule(framework, params)} {SPECS[framework].dynamic_rule}"
+
     def canonical(self, framework, params):
         if framework != "qasm":
             return {"python": CODE[framework]}
         (s1, s2), target = params["sources"], params["target"]
-        lines = QASM_HEADER + ["qubit[4] q;"]
+        lines = QASM_HEADER + ["qubit[4] q;", "bit[2] c;"]
         for name, (a, b) in ((s1, (0, 1)), (s2, (2, 3))):   # the sources
             x, z = BELL[name]
             lines += [f"h q[{a}];", f"cx q[{a}], q[{b}];"]
             lines += [f"z q[{b}];"] * z + [f"x q[{b}];"] * x
-        lines += ["cx q[1], q[2];", "h q[1];",           # the station's Bell basis change
-                  "cx q[2], q[3];", "cz q[1], q[3];"]    # Bob's corrections (deferred)
+        lines += ["cx q[1], q[2];", "h q[1];",           # the station's Bell measurement
+                  "c[0] = measure q[1];", "c[1] = measure q[2];",
+                  "if (c[1]) { x q[3]; }", "if (c[0]) { z q[3]; }"]   # Bob's corrections
         x, z = (BELL[s1][i] ^ BELL[s2][i] ^ BELL[target][i] for i in (0, 1))
         lines += ["z q[3];"] * z + ["x q[3];"] * x
         return {"qasm": "\n".join(lines)}
 
 
 # Sources: H, CNOT make Phi+; then Z^z, X^x on the second qubit make (I x X^x Z^z) Phi+.
-# After the swap (station: CNOT(1, 2), H(1); Bob: X from qubit 2, Z from qubit 1), qubits
+# After the swap (station: CNOT(1, 2), H(1), measure; Bob: X if qubit 2 gave 1, Z if qubit 1), qubits
 # 0 and 3 hold (I x P1 P2) Phi+ (up to a phase per measurement branch, carried by the
 # discarded qubits 1 and 2); Bob's last Pauli turns P1 P2 into the target's X^x Z^z.
 CODE = {
@@ -159,7 +167,7 @@ from qiskit import QuantumCircuit
 
 def build_circuit(sources: list[str], target: str) -> QuantumCircuit:
     bell = {"phi+": (0, 0), "phi-": (0, 1), "psi+": (1, 0), "psi-": (1, 1)}   # (x, z)
-    qc = QuantumCircuit(4)
+    qc = QuantumCircuit(4, 2)
     for name, (a, b) in zip(sources, [(0, 1), (2, 3)]):   # S1 and S2
         x, z = bell[name]
         qc.h(a)
@@ -170,8 +178,12 @@ def build_circuit(sources: list[str], target: str) -> QuantumCircuit:
             qc.x(b)
     qc.cx(1, 2)   # the station: Bell basis -> computational basis
     qc.h(1)
-    qc.cx(2, 3)   # Bob's corrections, controlled by the station's bits (deferred)
-    qc.cz(1, 3)
+    qc.measure(1, 0)
+    qc.measure(2, 1)
+    with qc.if_test((qc.clbits[1], 1)):   # Bob's corrections, from the station's bits
+        qc.x(3)
+    with qc.if_test((qc.clbits[0], 1)):
+        qc.z(3)
     x, z = (bell[sources[0]][i] ^ bell[sources[1]][i] ^ bell[target][i] for i in (0, 1))
     if z:
         qc.z(3)
@@ -193,7 +205,9 @@ def build_circuit(sources: list[str], target: str) -> cirq.Circuit:
         if x:
             circuit.append(cirq.X(q[b]))
     circuit.append([cirq.CNOT(q[1], q[2]), cirq.H(q[1])])   # the station: Bell -> computational basis
-    circuit.append([cirq.CNOT(q[2], q[3]), cirq.CZ(q[1], q[3])])   # Bob's corrections (deferred)
+    circuit.append([cirq.measure(q[1], key="s1"), cirq.measure(q[2], key="s2")])
+    circuit.append(cirq.X(q[3]).with_classical_controls("s2"))   # Bob's corrections,
+    circuit.append(cirq.Z(q[3]).with_classical_controls("s1"))   # from the station's bits
     x, z = (bell[sources[0]][i] ^ bell[sources[1]][i] ^ bell[target][i] for i in (0, 1))
     if z:
         circuit.append(cirq.Z(q[3]))
@@ -215,8 +229,9 @@ def build_circuit(sources: list[str], target: str):
             qml.PauliX(wires=b)
     qml.CNOT(wires=[1, 2])   # the station: Bell basis -> computational basis
     qml.Hadamard(wires=1)
-    qml.CNOT(wires=[2, 3])   # Bob's corrections, controlled by the station's bits (deferred)
-    qml.CZ(wires=[1, 3])
+    bit1, bit2 = qml.measure(1), qml.measure(2)
+    qml.cond(bit2, qml.PauliX)(wires=3)   # Bob's corrections, from the station's bits
+    qml.cond(bit1, qml.PauliZ)(wires=3)
     x, z = (bell[sources[0]][i] ^ bell[sources[1]][i] ^ bell[target][i] for i in (0, 1))
     if z:
         qml.PauliZ(wires=3)

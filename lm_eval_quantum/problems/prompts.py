@@ -152,15 +152,10 @@ REGISTER_NAMES = {"qasm": "", "qiskit": "Here q[k] is the circuit's qubit k.",
 
 
 # --- shared by the protocol problems (teleportation, superdense coding, BB84) ---------------
-MEASURE_AT_END = {
-    "qasm": "You may measure {who} into a `bit` register at the very end; no gate may follow a "
-            "measurement, and `if` statements are not supported.",
-    "qiskit": "You may measure {who} at the very end; no gate may follow a measurement, and "
-              "classical control (`if_test`, `c_if`) is not supported.",
-    "cirq": "You may end with `cirq.measure(...)` on {who}; classically controlled operations "
-            "are not supported.",
-    "pennylane": "Do not add measurements (no `qml.measure`, no `qml.cond`).",
-}
+def protocol_measurements(framework: str, who: str) -> str:
+    """What a protocol answer may measure, and how feed-forward is written."""
+    return (f"You may measure {who}, at the end or mid-circuit (a measurement at the end "
+            f"changes nothing the judge checks). {SPECS[framework].dynamic_rule}")
 
 
 BELL_ROLES = {"a": "Alice's halves a of the Bell pairs (start in |0>)",

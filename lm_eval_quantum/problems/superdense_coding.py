@@ -53,7 +53,7 @@ def registers(params: dict) -> dict[str, list[int]]:
 
 class SuperdenseCoding(PartyProtocol):
     slug = "superdense_coding"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: measurements may be mid-circuit, with feed-forward (the prompt no longer forbids them)
     title = "Superdense coding (one program, parties checked)"
     mode = "classical"
     qubits_per_n = 4

@@ -51,13 +51,15 @@ def registers(params: dict) -> dict[str, list[int]]:
 
 class Teleportation(PartyProtocol):
     slug = "teleportation"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: real measurement and feed-forward (the deferred form still accepted); n <= 3
+    test_sizes = range(1, 4)
     title = "Quantum teleportation (one program, parties checked)"
     parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
     classical: ClassVar = [["alice", "bob"]]
     roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
     measured = "Alice's qubits"
     layout_code = LAYOUT_CODE
+    feed_forward = True
 
     def registers(self, params):
         return registers(params)
@@ -74,12 +76,13 @@ class Teleportation(PartyProtocol):
             "",
             *bell_source_rules(params["n"]),
             "2. Alice acts on her qubits only: m and a (never on b).",
-            "3. Bob acts on b only. Alice may send him classical bits (her measurement results), "
-            "but this judge has no mid-circuit measurement: use the deferred-measurement "
-            'principle. Instead of "Alice measures qubit c, and Bob applies X to b[i] if the '
-            'result is 1", apply a controlled-X with control c and target b[i] (likewise a '
-            "controlled-Z). A qubit used as such a control carries a classical bit from then on: "
-            "afterwards it may only be measured or used as a control again.",
+            "3. Bob acts on b only. Alice may send him classical bits: she measures her qubits "
+            "(mid-circuit), and Bob's gates may be conditioned on her measured bits "
+            "(feed-forward). The deferred form is accepted too: instead of \"Alice measures "
+            "qubit c, and Bob applies X to b[i] if the result is 1\", a controlled-X with "
+            "control c and target b[i] (likewise a controlled-Z); a qubit used as such a "
+            "control carries a classical bit from then on and may afterwards only be measured or "
+            "used as a control again.",
             "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
             "holds the qubit applies it); any other gate that couples qubits of different parties "
             "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
@@ -104,14 +107,15 @@ class Teleportation(PartyProtocol):
         lines = bell_source_qasm(a, b)
         for i in range(params["n"]):   # Alice: Bell basis -> computational basis
             lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
-        for i in range(params["n"]):   # Bob's corrections, controlled by Alice's bits (deferred)
-            lines += [f"cx q[{a[i]}], q[{b[i]}];", f"cz q[{m[i]}], q[{b[i]}];"]
+        for i in range(params["n"]):   # Alice measures; Bob corrects by feed-forward
+            lines += [f"c[{2 * i}] = measure q[{m[i]}];", f"c[{2 * i + 1}] = measure q[{a[i]}];"]
+            lines += [f"if (c[{2 * i + 1}]) {{ x q[{b[i]}]; }}", f"if (c[{2 * i}]) {{ z q[{b[i]}]; }}"]
         return lines
 
 
 # The source prepares (|00> + |11>)/sqrt(2) on a[i], b[i]; Alice's CNOT + H map the
-# Bell basis of (m[i], a[i]) to the computational basis; Bob's corrections X^(a[i]) and
-# Z^(m[i]) are controlled gates from the qubits Alice would measure (deferred measurement).
+# Bell basis of (m[i], a[i]) to the computational basis; she measures both qubits and Bob
+# applies X^(a[i]) and Z^(m[i]) conditioned on her bits (feed-forward).
 CODE = {
     "qiskit": '''\
 from qiskit import QuantumCircuit
@@ -124,13 +128,14 @@ def build_circuit(n: int) -> QuantumCircuit:
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         qc.cx(m[i], a[i])
         qc.h(m[i])
-    for i in range(n):
-        # Bob's corrections, controlled by the bits Alice would send (deferred measurement)
-        qc.cx(a[i], b[i])
-        qc.cz(m[i], b[i])
-    for i in range(n):
+        # ... measures them, and sends the bits to Bob
         qc.measure(m[i], 2 * i)
         qc.measure(a[i], 2 * i + 1)
+        # Bob corrects b[i]: X if a[i] gave 1, Z if m[i] gave 1
+        with qc.if_test((qc.clbits[2 * i + 1], 1)):
+            qc.x(b[i])
+        with qc.if_test((qc.clbits[2 * i], 1)):
+            qc.z(b[i])
     return qc''',
     "cirq": '''\
 import cirq
@@ -143,10 +148,11 @@ def build_circuit(n: int) -> cirq.Circuit:
     for i in range(n):
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         circuit.append([cirq.CNOT(q[m[i]], q[a[i]]), cirq.H(q[m[i]])])
-    for i in range(n):
-        # Bob's corrections, controlled by the bits Alice would send (deferred measurement)
-        circuit.append([cirq.CNOT(q[a[i]], q[b[i]]), cirq.CZ(q[m[i]], q[b[i]])])
-    circuit.append(cirq.measure(*[q[k] for k in m + a], key="alice"))
+        # ... measures them, and sends the bits to Bob
+        circuit.append([cirq.measure(q[m[i]], key=f"m{i}"), cirq.measure(q[a[i]], key=f"a{i}")])
+        # Bob corrects b[i]: X if a[i] gave 1, Z if m[i] gave 1
+        circuit.append(cirq.X(q[b[i]]).with_classical_controls(f"a{i}"))
+        circuit.append(cirq.Z(q[b[i]]).with_classical_controls(f"m{i}"))
     return circuit''',
     "pennylane": '''\
 import pennylane as qml
@@ -158,10 +164,12 @@ def build_circuit(n: int):
         # Alice rotates (m[i], a[i]) from the Bell basis to the computational basis
         qml.CNOT(wires=[m[i], a[i]])
         qml.Hadamard(wires=m[i])
-    for i in range(n):
-        # Bob's corrections, controlled by the bits Alice would send (deferred measurement)
-        qml.CNOT(wires=[a[i], b[i]])
-        qml.CZ(wires=[m[i], b[i]])''',
+        # ... measures them, and sends the bits to Bob
+        bit_m = qml.measure(m[i])
+        bit_a = qml.measure(a[i])
+        # Bob corrects b[i]: X if a[i] gave 1, Z if m[i] gave 1
+        qml.cond(bit_a, qml.PauliX)(wires=b[i])
+        qml.cond(bit_m, qml.PauliZ)(wires=b[i])''',
 }
 
 PROBLEM = Teleportation()

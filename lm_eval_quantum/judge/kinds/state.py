@@ -3,28 +3,51 @@
 state (ancillas, ancilla_policy "clean" | "free", protocol): fidelity on the data
   qubits >= 1 - STATE_FIDELITY_EPS, global phase free; "clean" ancillas must end in
   |0>, "free" ones are traced out; with a protocol (a dict, as for channel) the
-  parties' locality must hold too.
+  parties' locality must hold too.  A program with mid-circuit measurement, reset or
+  classical control is read exactly as the mixture of its branches (judge.dynamic): the
+  fidelity is <target| rho |target> of the data qubits' final state.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.judge import simulate
+from lm_eval_quantum.judge import dynamic, simulate
 from lm_eval_quantum.judge.conventions import state_to_internal
 from lm_eval_quantum.judge.grading import (Grade, clamp_fidelity, distances, registers,
                                            split_ancillas, unitary_part)
 from lm_eval_quantum.judge.kinds import Kind
+from lm_eval_quantum.runtime import wire
+
+
+def _dynamic_state(circuit, data, ancillas, free: bool) -> np.ndarray:
+    """The final density matrix of the data qubits (little-endian over `data`); with clean
+    ancillas, the part of it where every ancilla ends in |0> (its trace is the probability
+    that they all do)."""
+    branches = dynamic.run(circuit, np.eye(2 ** circuit["num_qubits"], 1, dtype=complex))
+    if free:
+        return dynamic.choi(branches, data)
+    size = 2 ** len(data)
+    return dynamic.choi(branches, data + ancillas)[:size, :size]
 
 
 def grade_state(session, circuit) -> Grade:
     n = circuit["num_qubits"]
     data, ancillas = registers(session, n)
-    psi = simulate.statevector(unitary_part(circuit))
     target = state_to_internal(np.asarray(session.reference.target(), dtype=complex),
                                session.framework)
+    free = session.spec.get("ancilla_policy", "clean") == "free"
+    if wire.is_dynamic(circuit):
+        rho = _dynamic_state(circuit, data, ancillas, free)
+        fidelity = clamp_fidelity(float(np.real(target.conj() @ rho @ target)))
+        numbers = {"fidelity": fidelity, **distances(np.abs(target) ** 2, np.real(np.diag(rho)))}
+        what = ("state fidelity on the data qubits (every measurement branch; ancillas "
+                + ("traced out)" if free else "back in |0>)"))
+        return _with_protocol(session, circuit, Grade(
+            fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}", numbers))
+    psi = simulate.statevector(unitary_part(circuit))
     m = split_ancillas(psi, n, data, ancillas)
-    if session.spec.get("ancilla_policy", "clean") == "free":
+    if free:
         fidelity = clamp_fidelity(np.linalg.norm(target.conj() @ m) ** 2)   # <t| Tr_anc |psi><psi| |t>
         what = "state fidelity on the data qubits (ancillas traced out)"
     else:
@@ -33,14 +56,19 @@ def grade_state(session, circuit) -> Grade:
     numbers = {"fidelity": fidelity,
                **distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
     message = f"{what}: {fidelity:.6f}"
+    return _with_protocol(session, circuit,
+                          Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers))
+
+
+def _with_protocol(session, circuit, grade: Grade) -> Grade:
     protocol = session.spec.get("protocol")
     if isinstance(protocol, dict):    # a state shared by parties (entanglement swapping)
         from lm_eval_quantum.judge.locality import violation
 
         broken = violation(circuit, protocol)
         if broken:
-            return Grade(False, 0.0, f"{broken}; {message}", numbers)
-    return Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers)
+            return Grade(False, 0.0, f"{broken}; {grade.message}", grade.numbers)
+    return grade
 
 
 KIND = Kind(
