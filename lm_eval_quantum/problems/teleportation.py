@@ -49,66 +49,6 @@ def registers(params: dict) -> dict[str, list[int]]:
             "b": list(range(2, 3 * n, 3))}
 
 
-class Teleportation(PartyProtocol):
-    slug = "teleportation"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Quantum teleportation (one program, parties checked)"
-    parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
-    classical: ClassVar = [["alice", "bob"]]
-    roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
-    measured = "Alice's qubits"
-    layout_code = LAYOUT_CODE
-
-    def registers(self, params):
-        return registers(params)
-
-    def code_template(self, framework):
-        return CODE[framework]
-
-    def task(self, params):
-        n = params["n"]
-        return f"quantum teleportation protocol for {n} message qubit{'s' if n > 1 else ''}"
-
-    def rules(self, params):
-        return [
-            "",
-            *bell_source_rules(params["n"]),
-            "2. Alice acts on her qubits only: m and a (never on b).",
-            "3. Bob acts on b only. Alice may send him classical bits (her measurement results), "
-            "but this judge has no mid-circuit measurement: use the deferred-measurement "
-            'principle. Instead of "Alice measures qubit c, and Bob applies X to b[i] if the '
-            'result is 1", apply a controlled-X with control c and target b[i] (likewise a '
-            "controlled-Z). A qubit used as such a control carries a classical bit from then on: "
-            "afterwards it may only be measured or used as a control again.",
-            "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
-            "holds the qubit applies it); any other gate that couples qubits of different parties "
-            "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
-            "",
-            "At the end, b[i] must hold the state m[i] had at the start, for every i and every "
-            "(possibly entangled) input state of m; all other qubits are discarded. The judge "
-            "checks this channel exactly (its entanglement fidelity with the identity must be at "
-            f"least {fidelity_bound('process')}), with every qubit other than m starting in |0>.",
-        ]
-
-    def io(self, params):
-        regs = registers(params)
-        return regs["m"], regs["b"]
-
-    def measured_qubits(self, params):
-        regs = registers(params)
-        return [q for m, a in zip(regs["m"], regs["a"]) for q in (m, a)]
-
-    def qasm_gates(self, params):
-        regs = registers(params)
-        m, a, b = regs["m"], regs["a"], regs["b"]
-        lines = bell_source_qasm(a, b)
-        for i in range(params["n"]):   # Alice: Bell basis -> computational basis
-            lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
-        for i in range(params["n"]):   # Bob's corrections, controlled by Alice's bits (deferred)
-            lines += [f"cx q[{a[i]}], q[{b[i]}];", f"cz q[{m[i]}], q[{b[i]}];"]
-        return lines
-
-
 # The source prepares (|00> + |11>)/sqrt(2) on a[i], b[i]; Alice's CNOT + H map the
 # Bell basis of (m[i], a[i]) to the computational basis; Bob's corrections X^(a[i]) and
 # Z^(m[i]) are controlled gates from the qubits Alice would measure (deferred measurement).
@@ -163,5 +103,62 @@ def build_circuit(n: int):
         qml.CNOT(wires=[a[i], b[i]])
         qml.CZ(wires=[m[i], b[i]])''',
 }
+
+
+class Teleportation(PartyProtocol):
+    slug = "teleportation"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Quantum teleportation (one program, parties checked)"
+    parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
+    classical: ClassVar = [["alice", "bob"]]
+    roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
+    measured = "Alice's qubits"
+    layout_code = LAYOUT_CODE
+    code = CODE
+    registers = staticmethod(registers)
+
+    def task(self, params):
+        n = params["n"]
+        return f"quantum teleportation protocol for {n} message qubit{'s' if n > 1 else ''}"
+
+    def rules(self, params):
+        return [
+            "",
+            *bell_source_rules(params["n"]),
+            "2. Alice acts on her qubits only: m and a (never on b).",
+            "3. Bob acts on b only. Alice may send him classical bits (her measurement results), "
+            "but this judge has no mid-circuit measurement: use the deferred-measurement "
+            'principle. Instead of "Alice measures qubit c, and Bob applies X to b[i] if the '
+            'result is 1", apply a controlled-X with control c and target b[i] (likewise a '
+            "controlled-Z). A qubit used as such a control carries a classical bit from then on: "
+            "afterwards it may only be measured or used as a control again.",
+            "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
+            "holds the qubit applies it); any other gate that couples qubits of different parties "
+            "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
+            "",
+            "At the end, b[i] must hold the state m[i] had at the start, for every i and every "
+            "(possibly entangled) input state of m; all other qubits are discarded. The judge "
+            "checks this channel exactly (its entanglement fidelity with the identity must be at "
+            f"least {fidelity_bound('process')}), with every qubit other than m starting in |0>.",
+        ]
+
+    def io(self, params):
+        regs = registers(params)
+        return regs["m"], regs["b"]
+
+    def measured_qubits(self, params):
+        regs = registers(params)
+        return [q for m, a in zip(regs["m"], regs["a"]) for q in (m, a)]
+
+    def qasm_gates(self, params):
+        regs = registers(params)
+        m, a, b = regs["m"], regs["a"], regs["b"]
+        lines = bell_source_qasm(a, b)
+        for i in range(params["n"]):   # Alice: Bell basis -> computational basis
+            lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
+        for i in range(params["n"]):   # Bob's corrections, controlled by Alice's bits (deferred)
+            lines += [f"cx q[{a[i]}], q[{b[i]}];", f"cz q[{m[i]}], q[{b[i]}];"]
+        return lines
+
 
 PROBLEM = Teleportation()
