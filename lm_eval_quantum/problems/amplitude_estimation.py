@@ -25,7 +25,7 @@ import numpy as np
 from .prompts import QASM_HEADER
 from .base import Problem
 from .seeding import seeded_rng
-from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
+from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, lines, qpe_convention, qpe_qasm,
                          qpe_state)
 
 # (t, i, j): theta = i pi / j
@@ -43,6 +43,7 @@ class AmplitudeEstimation(Problem):
     title = "Amplitude estimation"
     check = "state"
     suite = "quantum-algorithms"
+    arguments = (("t", "int"), ("theta", "float"))
 
     def instances(self, split):
         return [self.params(*row) for row in INSTANCES[split]]
@@ -63,12 +64,6 @@ class AmplitudeEstimation(Problem):
 
     def width(self, params):
         return params["t"] + 1
-
-    def signature(self, framework, params):
-        return "build_circuit(t: int, theta: float)"
-
-    def entry_args(self, params):
-        return [params["t"], params["theta"]]
 
     def statement(self, params):
         t, text = params["t"], params["theta_text"]
@@ -98,16 +93,14 @@ class AmplitudeEstimation(Problem):
         t = params["t"]
         if framework == "qasm":
             angle = "2*" + params["theta_text"]
-            out = QASM_HEADER + [f"qubit[{t + 1}] q;", f"ry({angle}) q[{t}];  // A|0>"]
-            out += [f"h q[{j}];" for j in range(t)]
+            head = QASM_HEADER + [f"qubit[{t + 1}] q;", f"ry({angle}) q[{t}];  // A|0>"]
+            powers = []
             for j in range(t):
-                out.append(f"// Q^{2**j} controlled by counting qubit {j}: "
+                powers.append(f"// Q^{2**j} controlled by counting qubit {j}: "
                               "(S_chi, A^dag, S0, A) per application")
-                out += [f"cz q[{j}], q[{t}];", f"ry(-{angle}) q[{t}];", f"cz q[{j}], q[{t}];",
+                powers += [f"cz q[{j}], q[{t}];", f"ry(-{angle}) q[{t}];", f"cz q[{j}], q[{t}];",
                            f"ry({angle}) q[{t}];"] * 2**j
-            out.append("// inverse QFT: counting qubit j holds bit j of the integer")
-            out += inverse_qft_qasm(t)
-            return {"qasm": "\n".join(out)}
+            return {"qasm": "\n".join(qpe_qasm(t, head, powers))}
         return {"python": CODE[framework] + "\n\n\n" + INVERSE_QFT[framework]}
 
 

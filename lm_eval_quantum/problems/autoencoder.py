@@ -56,15 +56,10 @@ class Autoencoder(Problem):
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Quantum autoencoder encoder"
     check = "unitary"
+    arguments = (("n", "int"), ("codewords", "list[list[int]]"), ("latent", "list[int]"))
 
     def instances(self, split):
         return [make_instance(n, k, split) for n, k in SIZES[split]]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, codewords: list[list[int]], latent: list[int])"
-
-    def entry_args(self, params):
-        return [params["n"], params["codewords"], params["latent"]]
 
     def statement(self, params):
         n, k, latent, words = params["n"], params["k"], params["latent"], params["codewords"]

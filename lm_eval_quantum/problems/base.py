@@ -4,6 +4,7 @@
   assembled from shared sentences (problems/prompts.py) and the framework's spec;
 * `Computed`: answers that may compute their parameters (optimise, train);
 * `MeasuredDistribution`: output-distribution tasks;
+* `OracleConstruction`: the oracle-construction suite (an oracle built from gates);
 * `OracleAlgorithm`: black-box algorithms with an opaque `Oracle` gate served by the judge,
   in every framework whose spec offers one;
 * `StatePreparation`, `GateDecomposition`, `PartyProtocol`: the state-preparation,
@@ -75,9 +76,12 @@ class Problem:
     # round, a one-qubit ZYZ decomposition): instances vary its parameters, not its size.
     fixed_width = False
 
+    def sizes(self, split: str):
+        """The sizes of a split's instances: `test_sizes`, else `fewshot_sizes`."""
+        return self.test_sizes if split == "test" else self.fewshot_sizes
+
     def instances(self, split: str) -> list[dict]:
-        sizes = self.test_sizes if split == "test" else self.fewshot_sizes
-        return [{"n": n} for n in sizes]
+        return [{"n": n} for n in self.sizes(split)]
 
     def private_instances(self) -> list[dict]:
         """The test instances of a private split (lm_eval_quantum.splits), called while
@@ -120,8 +124,29 @@ class Problem:
             return [params[a] for a, _ in self.arguments]
         return [params["n"]]
 
-    def canonical(self, framework: str, params: dict) -> dict:
+    # framework -> the canonical Python answer, where one program serves every instance
+    code: ClassVar[dict] = {}
+
+    def qasm_custom(self, params: dict) -> bool:
+        """Does the canonical OpenQASM program include customgates.inc?"""
+        return False
+
+    def qasm_body(self, params: dict) -> list[str]:
+        """The canonical OpenQASM program's statements after its declarations."""
         raise NotImplementedError
+
+    def qasm_lines(self, params: dict) -> list[str]:
+        """The canonical OpenQASM program: the header, customgates.inc where `qasm_custom`
+        says so, the register q of `width(params)` qubits, then `qasm_body`."""
+        return (QASM_HEADER + ['include "customgates.inc";'] * self.qasm_custom(params)
+                + [f"qubit[{self.width(params)}] q;"] + self.qasm_body(params))
+
+    def canonical(self, framework: str, params: dict) -> dict:
+        """{fence: source}: by default `qasm_lines` in OpenQASM and `code[framework]` in
+        Python (a problem whose answer depends on the instance overrides this)."""
+        if framework == "qasm":
+            return {"qasm": "\n".join(self.qasm_lines(params))}
+        return {"python": self.code[framework]}
 
     def answer_probability(self, dist: dict, test: dict, framework: str) -> float:
         """Algorithm tasks: the exact probability that the canonical post-processing
@@ -255,6 +280,12 @@ class MeasuredDistribution(Problem):
         return (super().format_rule(framework, params) + " "
                 + SPECS[framework].measure_rule.format(n=self.width(params)))
 
+    def qasm_lines(self, params):
+        """The register q, a bit register c as wide, `qasm_body`, then q measured into c."""
+        width = self.width(params)
+        return (QASM_HEADER + [f"qubit[{width}] q;", f"bit[{width}] c;"] + self.qasm_body(params)
+                + ["c = measure q;"])
+
     def check_spec(self, framework, params):
         from lm_eval_quantum.judge.distributions import calibrate
 
@@ -262,6 +293,15 @@ class MeasuredDistribution(Problem):
         spec["protocol"] = "exact"
         spec["sampled"] = calibrate(self.target(params), self.sampled_shots, "tvd")
         return spec
+
+
+class OracleConstruction(Problem):
+    """QCircuitBench's oracle-construction suite: the oracle of a stated function (or
+    Grover's diffusion operator) built from gates, checked as a unitary up to a
+    global phase."""
+
+    check = "unitary"
+    suite = "oracle-construction"
 
 
 class OracleAlgorithm(Problem):
@@ -390,13 +430,9 @@ class StatePreparation(Problem):
     check = "state"
     arguments: tuple = (("n", "int"),)
     argument_text = "`n`"   # what the arguments are, for the Python prompts
-    code: ClassVar[dict] = {}
     helpers = ""
 
     def describe(self, params) -> str:
-        raise NotImplementedError
-
-    def qasm_body(self, params) -> list[str]:
         raise NotImplementedError
 
     def statement(self, params):
@@ -409,13 +445,10 @@ class StatePreparation(Problem):
                 "corresponding state for any such values.")
 
     def canonical(self, framework, params):
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;"] + self.qasm_body(params)
-            return {"qasm": "\n".join(lines)}
-        source = self.code[framework]
-        if self.helpers:
-            source += "\n\n\n" + self.helpers.strip()
-        return {"python": source}
+        sources = super().canonical(framework, params)
+        if framework != "qasm" and self.helpers:
+            sources["python"] += "\n\n\n" + self.helpers.strip()
+        return sources
 
 
 ONE_QUBIT_CX = ("1q", "cx")
@@ -437,7 +470,6 @@ class GateDecomposition(Problem):
     argument_note = ""   # what the Python prompts add about the arguments' form
     TEST: tuple = ()
     FEWSHOT: tuple = ()
-    code: dict = {}
 
     def instances(self, split):
         return [dict(p) for p in (self.TEST if split == "test" else self.FEWSHOT)]
@@ -478,12 +510,8 @@ class GateDecomposition(Problem):
         """The QASM canonical: (gate, qubits) or (gate, qubits, angle text) steps."""
         raise NotImplementedError
 
-    def canonical(self, framework, params):
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{self.width(params)}] q;"]
-            lines += [gate_line("qasm", *step) for step in self.steps(params)]
-            return {"qasm": "\n".join(lines)}
-        return {"python": self.code[framework]}
+    def qasm_body(self, params):
+        return [gate_line("qasm", *step) for step in self.steps(params)]
 
 
 class PartyProtocol(Problem):
@@ -493,11 +521,10 @@ class PartyProtocol(Problem):
     Subclasses set `qubits_per_n` (width = qubits_per_n * n), `parties` (register ->
     its successive holders), `classical` (the classical channels), `roles` (register
     -> its description in the prompt), `measured` (what the candidate may measure at
-    the end), `mode` and `layout_code` (`{registers}` in the canonical Python), and define
-    `registers(params)`, `task(params)`, `rules(params)`, `io(params)` -> (inputs,
-    outputs), `qasm_gates(params)`, `measured_qubits(params)` and
-    `code_template(framework)` (the canonical Python, with `{registers}` and the
-    entanglement source's `{source}` to fill in)."""
+    the end), `mode`, `layout_code` (`{registers}` in the canonical Python) and `code`
+    (the canonical Python, with `{registers}` and the entanglement source's `{source}`
+    to fill in), and define `registers(params)`, `task(params)`, `rules(params)`,
+    `io(params)` -> (inputs, outputs), `qasm_gates(params)` and `measured_qubits(params)`."""
 
     check = "channel"
     mode = "quantum"
@@ -564,7 +591,7 @@ class PartyProtocol(Problem):
                 lines += [f"c[{j}] = measure q[{q}];" for j, q in enumerate(measured)]
             return {"qasm": "\n".join(lines)}
         layout = self.layout_code[params.get("layout", "blocks")]
-        return {"python": self.code_template(framework).replace("{registers}", layout)
+        return {"python": self.code[framework].replace("{registers}", layout)
                 .replace("{source}", BELL_SOURCE_CODE[framework])}
 
 

@@ -59,6 +59,60 @@ def alice_bases(n: int, seed: int) -> str:
             return bases
 
 
+# Alice: |k> (Z basis) or H|k> (X basis) on t[i]; Bob: a Hadamard controlled by his basis
+# bit s[i], then a Z-basis measurement.  Equal bases give back k[i] (H H = 1); different
+# bases measure |k> in the X basis or H|k> in the Z basis: a fair coin.
+CODE = {
+    "qiskit": '''\
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int, bases: str) -> QuantumCircuit:
+{registers}
+    qc = QuantumCircuit(3 * n, n)
+    for i in range(n):
+        # Alice encodes k[i] in her basis
+        qc.cx(k[i], t[i])
+        if bases[i] == "X":
+            qc.h(t[i])
+    for i in range(n):
+        # Bob measures in the X basis when s[i] = 1
+        qc.ch(s[i], t[i])
+    for i in range(n):
+        qc.measure(t[i], i)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int, bases: str) -> cirq.Circuit:
+    q = cirq.LineQubit.range(3 * n)
+{registers}
+    circuit = cirq.Circuit()
+    for i in range(n):
+        # Alice encodes k[i] in her basis
+        circuit.append(cirq.CNOT(q[k[i]], q[t[i]]))
+        if bases[i] == "X":
+            circuit.append(cirq.H(q[t[i]]))
+    for i in range(n):
+        # Bob measures in the X basis when s[i] = 1
+        circuit.append(cirq.H.controlled().on(q[s[i]], q[t[i]]))
+    circuit.append(cirq.measure(*[q[j] for j in t], key="bob"))
+    return circuit''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, bases: str):
+{registers}
+    for i in range(n):
+        # Alice encodes k[i] in her basis
+        qml.CNOT(wires=[k[i], t[i]])
+        if bases[i] == "X":
+            qml.Hadamard(wires=t[i])
+    for i in range(n):
+        # Bob measures in the X basis when s[i] = 1
+        qml.CH(wires=[s[i], t[i]])''',
+}
+
+
 class BB84(PartyProtocol):
     slug = "bb84"
     version = 3   # v3: measurements may be mid-circuit, with feed-forward (the prompt no longer forbids them)
@@ -71,6 +125,8 @@ class BB84(PartyProtocol):
     measured = "t"
     unit = "rounds"
     layout_code = LAYOUT_CODE
+    code = CODE
+    arguments = (("n", "int"), ("bases", "str"))
 
     def argument_notes(self, framework, params):
         return ('`n` is the number of rounds and `bases` Alice\'s bases, one character "Z" or "X" '
@@ -90,15 +146,6 @@ class BB84(PartyProtocol):
 
     def registers(self, params):
         return registers(params["n"])
-
-    def code_template(self, framework):
-        return CODE[framework]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, bases: str)"
-
-    def entry_args(self, params):
-        return [params["n"], params["bases"]]
 
     def task(self, params):
         return f"quantum part of the BB84 key distribution protocol for {params['n']} rounds"
@@ -163,58 +210,5 @@ class BB84(PartyProtocol):
             lines.append(f"ch q[{s[i]}], q[{t[i]}];")
         return lines
 
-
-# Alice: |k> (Z basis) or H|k> (X basis) on t[i]; Bob: a Hadamard controlled by his basis
-# bit s[i], then a Z-basis measurement.  Equal bases give back k[i] (H H = 1); different
-# bases measure |k> in the X basis or H|k> in the Z basis: a fair coin.
-CODE = {
-    "qiskit": '''\
-from qiskit import QuantumCircuit
-
-def build_circuit(n: int, bases: str) -> QuantumCircuit:
-{registers}
-    qc = QuantumCircuit(3 * n, n)
-    for i in range(n):
-        # Alice encodes k[i] in her basis
-        qc.cx(k[i], t[i])
-        if bases[i] == "X":
-            qc.h(t[i])
-    for i in range(n):
-        # Bob measures in the X basis when s[i] = 1
-        qc.ch(s[i], t[i])
-    for i in range(n):
-        qc.measure(t[i], i)
-    return qc''',
-    "cirq": '''\
-import cirq
-
-def build_circuit(n: int, bases: str) -> cirq.Circuit:
-    q = cirq.LineQubit.range(3 * n)
-{registers}
-    circuit = cirq.Circuit()
-    for i in range(n):
-        # Alice encodes k[i] in her basis
-        circuit.append(cirq.CNOT(q[k[i]], q[t[i]]))
-        if bases[i] == "X":
-            circuit.append(cirq.H(q[t[i]]))
-    for i in range(n):
-        # Bob measures in the X basis when s[i] = 1
-        circuit.append(cirq.H.controlled().on(q[s[i]], q[t[i]]))
-    circuit.append(cirq.measure(*[q[j] for j in t], key="bob"))
-    return circuit''',
-    "pennylane": '''\
-import pennylane as qml
-
-def build_circuit(n: int, bases: str):
-{registers}
-    for i in range(n):
-        # Alice encodes k[i] in her basis
-        qml.CNOT(wires=[k[i], t[i]])
-        if bases[i] == "X":
-            qml.Hadamard(wires=t[i])
-    for i in range(n):
-        # Bob measures in the X basis when s[i] = 1
-        qml.CH(wires=[s[i], t[i]])''',
-}
 
 PROBLEM = BB84()

@@ -84,12 +84,8 @@ def kickback_qasm(n: int) -> str:
     return "\n".join(lines)
 
 
-QASM_POST = '''\
-def run_and_analyze(circuit, simulator) -> str:
-    counts = simulator.run(circuit, shots=1).result().get_counts()
-    return max(counts, key=counts.get)'''
-
-CODE = {
+# The quantum part of both algorithms in Python: the circuit of `kickback_qasm`.
+KICKBACK_CODE = {
     "qiskit": '''\
 from qiskit import QuantumCircuit
 from qiskit.circuit import Gate
@@ -101,11 +97,7 @@ def build_circuit(n: int, oracle: Gate) -> QuantumCircuit:
     qc.append(oracle, range(n + 1))
     qc.h(range(n))
     qc.measure(range(n), range(n))
-    return qc
-
-def run_and_analyze(circuit, simulator) -> str:
-    counts = simulator.run(circuit, shots=1).result().get_counts()
-    return max(counts, key=counts.get)''',
+    return qc''',
     "cirq": '''\
 import cirq
 
@@ -117,11 +109,33 @@ def build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit:
         oracle.on(*q),
         cirq.H.on_each(*q[:n]),
         cirq.measure(*q[:n], key="result"),
-    )
+    )''',
+}
+X_LINE = {"qiskit": "    qc.x(n)", "cirq": "        cirq.X(q[n]),"}
 
+
+def kickback_code(framework: str, post: str, x_comment: str = "") -> str:
+    """The canonical Python answer: the kickback circuit's `build_circuit`, with
+    `x_comment` on the line of the X on the output qubit (at column 28), then the
+    post-processing `post`."""
+    code = KICKBACK_CODE[framework]
+    if x_comment:
+        line = X_LINE[framework]
+        code = code.replace(line + "\n", f"{line:<28}# {x_comment}\n", 1)
+    return code + "\n\n" + post
+
+
+QASM_POST = '''\
+def run_and_analyze(circuit, simulator) -> str:
+    counts = simulator.run(circuit, shots=1).result().get_counts()
+    return max(counts, key=counts.get)'''
+
+CODE = {
+    "qiskit": kickback_code("qiskit", QASM_POST),
+    "cirq": kickback_code("cirq", '''\
 def run_and_analyze(circuit, simulator) -> str:
     result = simulator.run(circuit, repetitions=1)
-    return "".join(str(int(b)) for b in result.measurements["result"][0])''',
+    return "".join(str(int(b)) for b in result.measurements["result"][0])'''),
 }
 
 PROBLEM = BernsteinVazirani()

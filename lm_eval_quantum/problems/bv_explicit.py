@@ -21,19 +21,14 @@ class BVExplicit(DJExplicit):
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Bernstein-Vazirani with a given secret"
     test_sizes, fewshot_sizes = range(2, 8), range(8, 9)
+    arguments = (("n", "int"), ("s", "list[int]"))
 
     def instances(self, split):
         out = []
-        for n in (self.test_sizes if split == "test" else self.fewshot_sizes):
+        for n in self.sizes(split):
             value = int(seeded_rng(self.slug, split, n).integers(1, 2**n))
             out.append({"n": n, "s": [(value >> k) & 1 for k in range(n)], "ancillas": 1})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, s: list[int])"
-
-    def entry_args(self, params):
-        return [params["n"], params["s"]]
 
     def result_bits(self, params):
         return params["s"]

@@ -23,14 +23,13 @@ or RZ angle).  `tree_steps` also serves uniform_subset and schmidt_state.
 from __future__ import annotations
 
 import inspect
-import json
 from cmath import phase
 from math import atan2, sqrt
 from typing import ClassVar
 
 import numpy as np
 
-from .seeding import seeded_rng
+from .seeding import seeded_rng, slot_instances
 from .base import StatePreparation
 
 
@@ -143,18 +142,8 @@ class ComplexAmplitudes(StatePreparation):
         return {"n": n, "seed": seed, "a": [int(v) for v in a], "b": [int(v) for v in b]}
 
     def instances(self, split):
-        slots = self.TEST_SLOTS if split == "test" else self.FEWSHOT_SLOTS
-        seen = set() if split == "test" else {json_key(p) for p in self.instances("test")}
-        out, seed = [], 0
-        for n in slots:
-            while True:
-                params = self.make_instance(split, n, seed)
-                seed += 1
-                if params is not None and json_key(params) not in seen:
-                    seen.add(json_key(params))
-                    out.append(params)
-                    break
-        return out
+        return slot_instances(self, split, lambda _, n, seed: self.make_instance(split, n, seed),
+                              restart=False)
 
     def describe(self, params):
         n, a, b = params["n"], params["a"], params["b"]
@@ -217,11 +206,6 @@ def build_circuit(a: list[int], b: list[int]):
 ''' + step_loop("pennylane", "{}"),
     }
     helpers = "\n\n\n".join(HELPERS[h] for h in ("tree_steps", "phase_steps", "multiplexor"))
-
-
-def json_key(params) -> str:
-    """An instance's content (its seed aside), to keep the splits disjoint."""
-    return json.dumps({k: v for k, v in params.items() if k != "seed"}, sort_keys=True)
 
 
 PROBLEM = ComplexAmplitudes()

@@ -70,6 +70,7 @@ class DataEncoding(Problem):
     FULL_SLOTS = tuple(range(1, 11))
     FULL_COUNT = 20_000
     has_full_split = True
+    arguments = (("x", "list[int]"),)
 
     def make_instance(self, split, n, seed):
         x = [int(v) for v in seeded_rng(self.slug, split, n, seed).integers(-9, 10, size=2**n)]
@@ -103,12 +104,6 @@ class DataEncoding(Problem):
             return instance_grid(make_for("full"), self.FULL_SLOTS, count or self.FULL_COUNT,
                                  key, exclude)
         raise ValueError(f"unknown split {split!r}; known: test, fewshot, full")
-
-    def signature(self, framework, params):
-        return "build_circuit(x: list[int])"
-
-    def entry_args(self, params):
-        return [params["x"]]
 
     def statement(self, params):
         n, x = params["n"], params["x"]

@@ -24,12 +24,8 @@ admissible angle of the two-decimal grid.
 """
 from __future__ import annotations
 
-import functools
-import json
-
 import numpy as np
 
-from .seeding import seeded_rng
 from .qml_classifier import Behaviour, format_points
 
 RULE_MARGIN = 0.25
@@ -52,30 +48,10 @@ def sign_changes(labels) -> int:
     return sum(a != b for a, b in zip(labels, labels[1:] + labels[:1]))
 
 
-@functools.cache
-def _dataset(split: str, index: int) -> str:
-    return draw_dataset(SIZES[split][index], seeded_rng("data_reuploading", split, index))
-
-
-def draw_dataset(size: int, rng) -> str:
-    """The params (JSON) of one instance of `size` angles: the first draw of `rng` whose
-    sorted labels change sign at least four times and whose trained canonical keeps
-    the margin at every listed and hidden angle."""
-    while True:
-        s, c = round(float(rng.uniform(-np.pi, np.pi)), 2), round(float(rng.uniform(-0.3, 0.3)), 2)
-        params = {"n": 1, "constants": {"s": s, "c": c}}
-        points = sorted(PROBLEM.sample_points(params, rng, size))
-        labels = PROBLEM.rule_targets(params, points)
-        if sign_changes(labels) < 4:
-            continue
-        params.update(points=points, labels=labels)
-        if PROBLEM.canonical_fits(params):
-            return json.dumps(params)
-
-
 class DataReuploading(Behaviour):
     slug = "data_reuploading"
     title = "Data re-uploading classifier"
+    rows = SIZES
     rule_margin = RULE_MARGIN
     trained_margin = TRAINED_MARGIN
     training_note = ("least squares to (cos(2 (x - s)) - c) / (1 + |c|), the stated rule's value "
@@ -95,13 +71,17 @@ class DataReuploading(Behaviour):
         scale = 1 + abs(params["constants"]["c"])
         return [float(v) / scale for v in self.rule_value(params, xs)]
 
-    def instances(self, split):
-        return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
+    def draw(self, size, rng):
+        def rule():
+            s = round(float(rng.uniform(-np.pi, np.pi)), 2)
+            c = round(float(rng.uniform(-0.3, 0.3)), 2)
+            return {"n": 1, "constants": {"s": s, "c": c}}
 
-    def private_instances(self):
-        """Per test row: a new seeded draw of constants and angles of the row's size."""
-        return [json.loads(draw_dataset(size, seeded_rng(self.slug, "private", i)))
-                for i, size in enumerate(SIZES["test"])]
+        return self.first_fit(rng, size, rule)
+
+    def listed_ok(self, labels):
+        """The labels of the sorted angles change sign at least four times."""
+        return sign_changes(labels) >= 4
 
     def statement(self, params):
         from .. import thresholds as th

@@ -15,7 +15,7 @@ import numpy as np
 from .. import thresholds as th
 from .base import OracleAlgorithm
 from .seeding import seeded_rng
-from .bernstein_vazirani import kickback_qasm
+from .bernstein_vazirani import kickback_code, kickback_qasm
 
 CONSTANT, BALANCED = "constant", "balanced"
 # Kinds of the hidden tests of one doc: both answers occur several times, so a
@@ -111,40 +111,13 @@ def run_and_analyze(circuit, simulator) -> str:
     outcome = next(iter(counts))
     return "constant" if "1" not in outcome else "balanced"'''
 
+KICKBACK = "target in |1>, then |-> after the Hadamard: phase kickback"
 CODE = {
-    "qiskit": '''\
-from qiskit import QuantumCircuit
-from qiskit.circuit import Gate
-
-def build_circuit(n: int, oracle: Gate) -> QuantumCircuit:
-    qc = QuantumCircuit(n + 1, n)
-    qc.x(n)                 # target in |1>, then |-> after the Hadamard: phase kickback
-    qc.h(range(n + 1))
-    qc.append(oracle, range(n + 1))
-    qc.h(range(n))
-    qc.measure(range(n), range(n))
-    return qc
-
-def run_and_analyze(circuit, simulator) -> str:
-    counts = simulator.run(circuit, shots=1).result().get_counts()
-    outcome = next(iter(counts))
-    return "constant" if "1" not in outcome else "balanced"''',
-    "cirq": '''\
-import cirq
-
-def build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit:
-    q = cirq.LineQubit.range(n + 1)
-    return cirq.Circuit(
-        cirq.X(q[n]),       # target in |1>, then |-> after the Hadamard: phase kickback
-        cirq.H.on_each(*q),
-        oracle.on(*q),
-        cirq.H.on_each(*q[:n]),
-        cirq.measure(*q[:n], key="result"),
-    )
-
+    "qiskit": kickback_code("qiskit", QASM_POST, KICKBACK),
+    "cirq": kickback_code("cirq", '''\
 def run_and_analyze(circuit, simulator) -> str:
     bits = simulator.run(circuit, repetitions=1).measurements["result"][0]
-    return "constant" if not any(bits) else "balanced"''',
+    return "constant" if not any(bits) else "balanced"''', KICKBACK),
 }
 
 PROBLEM = DeutschJozsa()

@@ -46,6 +46,7 @@ class DJExplicit(Problem):
     title = "Deutsch-Jozsa with a given function"
     check = "state"
     suite = "quantum-algorithms"
+    arguments = (("n", "int"), ("a", "list[int]"), ("b", "int"))
 
     def instances(self, split):
         out = []
@@ -58,12 +59,6 @@ class DJExplicit(Problem):
                 a, b = [0] * n, constant
             out.append({"n": n, "a": a, "b": b, "ancillas": 1})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, a: list[int], b: int)"
-
-    def entry_args(self, params):
-        return [params["n"], params["a"], params["b"]]
 
     def check_spec(self, framework, params):
         return {**super().check_spec(framework, params), "ancilla_policy": "free"}

@@ -36,6 +36,7 @@ class DraperAdder(StatedCall):
     title = "Draper adder of a classical constant"
     suite = "quantum-algorithms"
     check = "unitary"
+    arguments = (("n", "int"), ("a", "int"))
 
     def instances(self, split):
         out, seen = [], set()
@@ -49,12 +50,6 @@ class DraperAdder(StatedCall):
             seen.add((n, a))
             out.append({"n": n, "a": a})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, a: int)"
-
-    def entry_args(self, params):
-        return [params["n"], params["a"]]
 
     def statement(self, params):
         n, a = params["n"], params["a"]

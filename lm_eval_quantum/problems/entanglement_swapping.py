@@ -70,6 +70,7 @@ class EntanglementSwapping(StatedCall):
     check = "state"
     parties: ClassVar = [["source1", "alice"], ["source1", "station"],
                          ["source2", "station"], ["source2", "bob"]]
+    arguments = (("sources", "list[str]"), ("target", "str"))
 
     def instances(self, split):
         return [{"n": 4, "sources": list(src), "target": target}
@@ -85,12 +86,6 @@ class EntanglementSwapping(StatedCall):
 
     def width(self, params):
         return 4
-
-    def signature(self, framework, params):
-        return "build_circuit(sources: list[str], target: str)"
-
-    def entry_args(self, params):
-        return [params["sources"], params["target"]]
 
     def statement(self, params):
         (s1, s2), target = params["sources"], params["target"]

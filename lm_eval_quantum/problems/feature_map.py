@@ -126,16 +126,11 @@ class FeatureMap(Problem):
     title = "ZZ feature map"
     suite = "quantum-ml"
     check = "state"
+    arguments = (("x", "list[float]"), ("reps", "int"))
 
     def instances(self, split):
         return [{"n": n, "reps": reps, "x": draw_point(seeded_rng(self.slug, split, n, reps), n)}
                 for n, reps in KINDS[split]]
-
-    def signature(self, framework, params):
-        return "build_circuit(x: list[float], reps: int)"
-
-    def entry_args(self, params):
-        return [params["x"], params["reps"]]
 
     def statement(self, params):
         n = params["n"]

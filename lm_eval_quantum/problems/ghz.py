@@ -3,38 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .prompts import QASM_HEADER, state_checked
+from .prompts import state_checked
 from .base import Problem
-
-
-class GHZ(Problem):
-    slug = "ghz"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "GHZ state preparation"
-    check = "state"
-    test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
-
-    def statement(self, params):
-        n = params["n"]
-        return f"""
-        Prepare the {n}-qubit Greenberger-Horne-Zeilinger (GHZ) state
-        (|{'0' * n}> + |{'1' * n}>) / sqrt(2), starting from the all-zero state.
-        {state_checked(n)}
-        """
-
-    def target(self, params):
-        n = params["n"]
-        psi = np.zeros(2**n, dtype=complex)
-        psi[0] = psi[-1] = 2**-0.5
-        return psi
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{n}] q;", "h q[0];"]
-            lines += [f"cx q[{i}], q[{i + 1}];" for i in range(n - 1)]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 CODE = {
@@ -63,5 +33,32 @@ def build_circuit(n: int):
     for i in range(n - 1):
         qml.CNOT(wires=[i, i + 1])''',
 }
+
+
+class GHZ(Problem):
+    slug = "ghz"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "GHZ state preparation"
+    check = "state"
+    test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
+    code = CODE
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Prepare the {n}-qubit Greenberger-Horne-Zeilinger (GHZ) state
+        (|{'0' * n}> + |{'1' * n}>) / sqrt(2), starting from the all-zero state.
+        {state_checked(n)}
+        """
+
+    def target(self, params):
+        n = params["n"]
+        psi = np.zeros(2**n, dtype=complex)
+        psi[0] = psi[-1] = 2**-0.5
+        return psi
+
+    def qasm_body(self, params):
+        return ["h q[0];"] + [f"cx q[{i}], q[{i + 1}];" for i in range(params["n"] - 1)]
+
 
 PROBLEM = GHZ()

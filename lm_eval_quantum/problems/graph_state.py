@@ -14,10 +14,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .seeding import seeded_rng
+from .seeding import seeded_rng, slot_instances
 from .base import StatePreparation
 from .circuits import qubit_state
-from .complex_amplitudes import json_key
 
 
 def connected(n: int, edges) -> bool:
@@ -43,21 +42,12 @@ class GraphState(StatePreparation):
     FEWSHOT_SLOTS = (4, 5)
 
     def instances(self, split):
-        slots = self.TEST_SLOTS if split == "test" else self.FEWSHOT_SLOTS
-        seen = set() if split == "test" else {json_key(p) for p in self.instances("test")}
-        out = []
-        for slot, n in enumerate(slots):
-            seed = 0
-            while True:
-                rng = seeded_rng(self.slug, split, slot, seed)
-                seed += 1
-                edges = [[i, j] for i in range(n) for j in range(i + 1, n) if rng.random() < 0.5]
-                params = {"n": n, "seed": seed - 1, "edges": edges}
-                if connected(n, edges) and json_key(params) not in seen:
-                    seen.add(json_key(params))
-                    out.append(params)
-                    break
-        return out
+        def draw(index, n, seed):
+            rng = seeded_rng(self.slug, split, index, seed)
+            edges = [[i, j] for i in range(n) for j in range(i + 1, n) if rng.random() < 0.5]
+            return {"n": n, "seed": seed, "edges": edges} if connected(n, edges) else None
+
+        return slot_instances(self, split, draw)
 
     def describe(self, params):
         n, edges = params["n"], params["edges"]

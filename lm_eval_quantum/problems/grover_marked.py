@@ -60,6 +60,7 @@ class GroverMarked(Problem):
     title = "Grover search with given marked states"
     check = "state"
     suite = "quantum-algorithms"
+    arguments = (("n", "int"), ("marked", "list[list[int]]"), ("iterations", "int"))
 
     def instances(self, split):
         out = []
@@ -67,12 +68,6 @@ class GroverMarked(Problem):
             marked = random_marked(n, count, seeded_rng(self.slug, split, n, count))
             out.append({"n": n, "marked": marked, "iterations": optimal_iterations(n, count)})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, marked: list[list[int]], iterations: int)"
-
-    def entry_args(self, params):
-        return [params["n"], params["marked"], params["iterations"]]
 
     def statement(self, params):
         n, marked, k = params["n"], params["marked"], params["iterations"]

@@ -144,6 +144,7 @@ class HadamardTest(StatedCall):
     title = "Hadamard test"
     suite = "quantum-algorithms"
     check = "state"
+    arguments = (("u", "str"), ("theta", "float"), ("prep", "list"), ("part", "str"))
 
     def instances(self, split):
         return [{"n": 1 + UNITARIES[u][1], "u": u, "theta": theta, "prep": prep, "part": part}
@@ -171,12 +172,6 @@ class HadamardTest(StatedCall):
             out.append({"n": 1 + k, "u": u, "theta": angle() if u == "rz" else 0.0,
                         "prep": prep, "part": str(rng.choice(["real", "imag"]))})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(u: str, theta: float, prep: list, part: str)"
-
-    def entry_args(self, params):
-        return [params["u"], params["theta"], params["prep"], params["part"]]
 
     def statement(self, params):
         n, u, part = params["n"], params["u"], params["part"]

@@ -102,6 +102,7 @@ class HHL(StatedCall):
     title = "HHL linear-system solver (2x2)"
     suite = "quantum-algorithms"
     check = "state"
+    arguments = (("A", "list[list[float]]"), ("theta", "float"), ("C", "float"))
 
     def instances(self, split):
         return [{"n": 4, "A": a, "theta": theta, "C": c} for a, theta, c in INSTANCES[split]]
@@ -122,12 +123,6 @@ class HHL(StatedCall):
             out.append({"n": 4, "A": a, "theta": round(float(rng.uniform(0.2, 3.0)), 1),
                         "C": int(rng.integers(5, 11)) / 10})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(A: list[list[float]], theta: float, C: float)"
-
-    def entry_args(self, params):
-        return [params["A"], params["theta"], params["C"]]
 
     def statement(self, params):
         a, theta, c = params["A"], params["theta"], params["C"]

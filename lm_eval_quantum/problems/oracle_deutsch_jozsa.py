@@ -7,8 +7,8 @@ qubit n), with f given as its truth table.  The whole unitary is checked.
 from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
-from .prompts import QASM_HEADER, integer_rule, unitary_checked
-from .base import Problem
+from .prompts import integer_rule, unitary_checked
+from .base import OracleConstruction
 from .circuits import basis_unitary, qasm_controlled
 from .seeding import seeded_rng
 
@@ -17,73 +17,6 @@ def input_value(bits: list[int], framework: str) -> int:
     """x: the integer of the input bitstring printed in the framework's order."""
     text = "".join(map(str, bits[::-1] if framework in LITTLE_ENDIAN else bits))
     return int(text, 2)
-
-
-class OracleDeutschJozsa(Problem):
-    slug = "oracle_deutsch_jozsa"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Deutsch-Jozsa oracle construction"
-    check = "unitary"
-    suite = "oracle-construction"
-    test_sizes, fewshot_sizes = range(1, 6), range(6, 7)
-
-    def instances(self, split):
-        out = []
-        for n in (self.test_sizes if split == "test" else self.fewshot_sizes):
-            for kind in ("constant", "balanced"):
-                rng = seeded_rng(self.slug, split, n, kind)
-                if kind == "constant":
-                    table = [int(rng.integers(0, 2))] * 2**n
-                else:
-                    table = [0] * 2**n
-                    for x in rng.permutation(2**n)[: 2 ** (n - 1)]:
-                        table[int(x)] = 1
-                out.append({"n": n, "kind": kind, "table": table})
-        return out
-
-    def width(self, params):
-        return params["n"] + 1
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, table: list[int])"
-
-    def entry_args(self, params):
-        return [params["n"], params["table"]]
-
-    def statement(self, params):
-        n, table = params["n"], params["table"]
-        return f"""
-        Build the Deutsch-Jozsa oracle U|x>|y> = |x>|y XOR f(x)> of the {params['kind']}
-        function f: {{0,1}}^{n} -> {{0,1}} with truth table {table}, where table[x] = f(x)
-        and x is the integer whose binary representation is the input bitstring of
-        {'qubit 0' if n == 1 else f'qubits 0..{n - 1}'} (bit order as stated below). The
-        output qubit y is qubit {n}. {unitary_checked(n + 1)}
-        """
-
-    def notes(self, framework, params):
-        n = params["n"]
-        return "Here " + integer_rule("x", framework, 0, n - 1)
-
-    def argument_notes(self, framework, params):
-        return "`n` is the number of input qubits and `table` the truth table above."
-
-    def target_for(self, params, framework):
-        n, table = params["n"], params["table"]
-        return basis_unitary(n + 1, framework, lambda b: (
-            b[:n] + [b[n] ^ table[input_value(b[:n], framework)]], 1))
-
-    def canonical(self, framework, params):
-        n, table = params["n"], params["table"]
-        if framework == "qasm":
-            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 1) + [f"qubit[{n + 1}] q;"]
-            if len(set(table)) == 1:                 # constant: X on the output, or nothing
-                return {"qasm": "\n".join(lines + [f"x q[{n}];"] * table[0])}
-            for value in range(2**n):
-                bits = [(value >> k) & 1 for k in range(n)]       # bit of qubit k
-                if table[input_value(bits, framework)]:
-                    lines += qasm_controlled("x", list(range(n)), n, bits)
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # Constant: X on the output or nothing; balanced: one multi-controlled X on the
@@ -133,5 +66,68 @@ def build_circuit(n: int, table: list[int]):
             values = [(x >> (n - 1 - k)) & 1 for k in range(n)]
             qml.MultiControlledX(wires=list(range(n)) + [n], control_values=values)''',
 }
+
+
+class OracleDeutschJozsa(OracleConstruction):
+    slug = "oracle_deutsch_jozsa"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Deutsch-Jozsa oracle construction"
+    test_sizes, fewshot_sizes = range(1, 6), range(6, 7)
+    code = CODE
+    arguments = (("n", "int"), ("table", "list[int]"))
+
+    def instances(self, split):
+        out = []
+        for n in self.sizes(split):
+            for kind in ("constant", "balanced"):
+                rng = seeded_rng(self.slug, split, n, kind)
+                if kind == "constant":
+                    table = [int(rng.integers(0, 2))] * 2**n
+                else:
+                    table = [0] * 2**n
+                    for x in rng.permutation(2**n)[: 2 ** (n - 1)]:
+                        table[int(x)] = 1
+                out.append({"n": n, "kind": kind, "table": table})
+        return out
+
+    def width(self, params):
+        return params["n"] + 1
+
+    def statement(self, params):
+        n, table = params["n"], params["table"]
+        return f"""
+        Build the Deutsch-Jozsa oracle U|x>|y> = |x>|y XOR f(x)> of the {params['kind']}
+        function f: {{0,1}}^{n} -> {{0,1}} with truth table {table}, where table[x] = f(x)
+        and x is the integer whose binary representation is the input bitstring of
+        {'qubit 0' if n == 1 else f'qubits 0..{n - 1}'} (bit order as stated below). The
+        output qubit y is qubit {n}. {unitary_checked(n + 1)}
+        """
+
+    def notes(self, framework, params):
+        n = params["n"]
+        return "Here " + integer_rule("x", framework, 0, n - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of input qubits and `table` the truth table above."
+
+    def target_for(self, params, framework):
+        n, table = params["n"], params["table"]
+        return basis_unitary(n + 1, framework, lambda b: (
+            b[:n] + [b[n] ^ table[input_value(b[:n], framework)]], 1))
+
+    def qasm_custom(self, params):
+        return params["n"] > 1
+
+    def qasm_body(self, params):
+        n, table = params["n"], params["table"]
+        if len(set(table)) == 1:                 # constant: X on the output, or nothing
+            return [f"x q[{n}];"] * table[0]
+        lines = []
+        for value in range(2**n):
+            bits = [(value >> k) & 1 for k in range(n)]       # bit of qubit k
+            if table[input_value(bits, "qasm")]:
+                lines += qasm_controlled("x", list(range(n)), n, bits)
+        return lines
+
 
 PROBLEM = OracleDeutschJozsa()

@@ -7,40 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .prompts import QASM_HEADER, unitary_checked
-from .base import Problem
+from .prompts import unitary_checked
+from .base import OracleConstruction
 from .circuits import qasm_controlled
-
-
-class OracleDiffusion(Problem):
-    slug = "oracle_diffusion"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Grover diffusion operator"
-    check = "unitary"
-    suite = "oracle-construction"
-    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
-
-    def statement(self, params):
-        n = params["n"]
-        return f"""
-        Build Grover's diffusion operator on {n} qubits: D = 2|s><s| - I, where
-        |s> = H^(x{n})|0...0> is the uniform superposition. Use no ancilla qubits.
-        {unitary_checked(n)}
-        """
-
-    def target(self, params):
-        dim = 2 ** params["n"]
-        return 2 * np.full((dim, dim), 1 / dim) - np.eye(dim)   # symmetric in the qubits
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            layer = [f"h q[{k}];" for k in range(n)] + [f"x q[{k}];" for k in range(n)]
-            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 2) + [f"qubit[{n}] q;", *layer]
-            lines += qasm_controlled("z", list(range(n - 1)), n - 1)
-            lines += layer[::-1]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # H X (multi-controlled Z) X H = I - 2|s><s| = -D.
@@ -76,5 +45,34 @@ def build_circuit(n: int):
         qml.PauliX(wires=k)
         qml.Hadamard(wires=k)''',
 }
+
+
+class OracleDiffusion(OracleConstruction):
+    slug = "oracle_diffusion"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Grover diffusion operator"
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
+    code = CODE
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Build Grover's diffusion operator on {n} qubits: D = 2|s><s| - I, where
+        |s> = H^(x{n})|0...0> is the uniform superposition. Use no ancilla qubits.
+        {unitary_checked(n)}
+        """
+
+    def target(self, params):
+        dim = 2 ** params["n"]
+        return 2 * np.full((dim, dim), 1 / dim) - np.eye(dim)   # symmetric in the qubits
+
+    def qasm_custom(self, params):
+        return params["n"] > 2
+
+    def qasm_body(self, params):
+        n = params["n"]
+        layer = [f"h q[{k}];" for k in range(n)] + [f"x q[{k}];" for k in range(n)]
+        return layer + qasm_controlled("z", list(range(n - 1)), n - 1) + layer[::-1]
+
 
 PROBLEM = OracleDiffusion()

@@ -6,56 +6,10 @@ up to a global phase, so the relative phase of the marked state matters.
 from __future__ import annotations
 
 from ..judge.conventions import string_bits_by_qubit
-from .prompts import QASM_HEADER, bit_string_rule, unitary_checked
-from .base import Problem
+from .prompts import bit_string_rule, unitary_checked
+from .base import OracleConstruction
 from .circuits import basis_unitary, qasm_phase_flip
 from .seeding import seeded_rng
-
-
-class OracleGrover(Problem):
-    slug = "oracle_grover"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Grover phase oracle construction"
-    check = "unitary"
-    suite = "oracle-construction"
-    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
-
-    def instances(self, split):
-        return [{"n": n, "w": "".join(map(str, seeded_rng(self.slug, split, n).integers(0, 2, n)))}
-                for n in (self.test_sizes if split == "test" else self.fewshot_sizes)]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, w: str)"
-
-    def entry_args(self, params):
-        return [params["n"], params["w"]]
-
-    def statement(self, params):
-        n, w = params["n"], params["w"]
-        return f"""
-        Build Grover's phase oracle on {n} qubits for the marked bitstring w = {w}
-        (which character is which qubit is stated below): U|x> = -|x> if x = w and
-        U|x> = |x> otherwise. Use no ancilla qubits. {unitary_checked(n)}
-        """
-
-    def notes(self, framework, params):
-        return "In the string w, " + bit_string_rule("w", framework, 0, params["n"] - 1)
-
-    def argument_notes(self, framework, params):
-        return "`n` is the number of qubits and `w` the marked bitstring as the string above."
-
-    def target_for(self, params, framework):
-        w = string_bits_by_qubit(params["w"], framework)
-        return basis_unitary(params["n"], framework, lambda b: (b, -1 if b == w else 1))
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            w = string_bits_by_qubit(params["w"], framework)
-            lines = QASM_HEADER + ['include "customgates.inc";'] * (n > 2) + [f"qubit[{n}] q;"]
-            lines += qasm_phase_flip(w)
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # Flip the qubits where w has a 0, apply a Z controlled by all other qubits, flip back.
@@ -91,5 +45,43 @@ def build_circuit(n: int, w: str):
     for k in zeros:
         qml.PauliX(wires=k)''',
 }
+
+
+class OracleGrover(OracleConstruction):
+    slug = "oracle_grover"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Grover phase oracle construction"
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
+    code = CODE
+    arguments = (("n", "int"), ("w", "str"))
+
+    def instances(self, split):
+        return [{"n": n, "w": "".join(map(str, seeded_rng(self.slug, split, n).integers(0, 2, n)))}
+                for n in self.sizes(split)]
+
+    def statement(self, params):
+        n, w = params["n"], params["w"]
+        return f"""
+        Build Grover's phase oracle on {n} qubits for the marked bitstring w = {w}
+        (which character is which qubit is stated below): U|x> = -|x> if x = w and
+        U|x> = |x> otherwise. Use no ancilla qubits. {unitary_checked(n)}
+        """
+
+    def notes(self, framework, params):
+        return "In the string w, " + bit_string_rule("w", framework, 0, params["n"] - 1)
+
+    def argument_notes(self, framework, params):
+        return "`n` is the number of qubits and `w` the marked bitstring as the string above."
+
+    def target_for(self, params, framework):
+        w = string_bits_by_qubit(params["w"], framework)
+        return basis_unitary(params["n"], framework, lambda b: (b, -1 if b == w else 1))
+
+    def qasm_custom(self, params):
+        return params["n"] > 2
+
+    def qasm_body(self, params):
+        return qasm_phase_flip(string_bits_by_qubit(params["w"], "qasm"))
+
 
 PROBLEM = OracleGrover()

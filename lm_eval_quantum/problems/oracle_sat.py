@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from .prompts import QASM_HEADER
-from .base import Problem
+from .base import OracleConstruction
 from .circuits import basis_unitary, qasm_phase_flip
 from .seeding import seeded_rng
 
@@ -32,65 +31,6 @@ def random_cnf(n: int, m: int, rng) -> list[list[int]]:
         count = sum(satisfied(clauses, bits) for bits in itertools.product((0, 1), repeat=n))
         if 0 < count < 2**n:
             return clauses
-
-
-class OracleSAT(Problem):
-    slug = "oracle_sat"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "SAT formula as a Grover phase oracle"
-    check = "unitary"
-    suite = "oracle-construction"
-    test_sizes, fewshot_sizes = range(2, 6), range(6, 7)
-
-    def instances(self, split):
-        out = []
-        for n in (self.test_sizes if split == "test" else self.fewshot_sizes):
-            for m in (2, 3):
-                out.append({"n": n, "clauses": random_cnf(n, m, seeded_rng(self.slug, split, n, m)),
-                            "ancillas": m})
-        return out
-
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, clauses: list[list[int]], ancillas: int)"
-
-    def entry_args(self, params):
-        return [params["n"], params["clauses"], params["ancillas"]]
-
-    def statement(self, params):
-        n, a, clauses = params["n"], params["ancillas"], params["clauses"]
-        text = " AND ".join("(" + " OR ".join(f"x{l}" if l > 0 else f"NOT x{-l}" for l in c) + ")"
-                            for c in clauses)
-        return f"""
-        Build a Grover phase oracle for the Boolean formula phi = {text}, given as the
-        clause list {clauses} (literal +k is x_k, -k is NOT x_k). Variable x_k is qubit
-        k - 1 (qubits 0..{n - 1}). Qubits {n}..{n + a - 1} are {a} ancilla qubits that
-        start in |0>; you may use them as scratch space but must return them to |0>.
-        On every input, U|x>|0> = (-1)^phi(x) |x>|0>. The action on all 2^{n} inputs with
-        clean ancillas is checked exactly (the ancillas must end in |0>), up to one global
-        phase.
-        """
-
-    def argument_notes(self, framework, params):
-        return ("`n` is the number of variables, `clauses` the clause list above and "
-                "`ancillas` the number of ancilla qubits.")
-
-
-    def target_for(self, params, framework):
-        """The phase oracle on the n variable qubits (ancillas are not part of it)."""
-        clauses = params["clauses"]
-        return basis_unitary(params["n"], framework,
-                             lambda b: (b, -1 if satisfied(clauses, b) else 1))
-
-    def canonical(self, framework, params):
-        n, a = params["n"], params["ancillas"]
-        if framework == "qasm":
-            lines = QASM_HEADER + ['include "customgates.inc";', f"qubit[{n + a}] q;"]
-            for bits in itertools.product((0, 1), repeat=n):
-                if satisfied(params["clauses"], bits):
-                    lines += qasm_phase_flip(list(bits))
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # A phase flip (multi-controlled Z) on each satisfying assignment; no ancilla needed.
@@ -140,5 +80,54 @@ def build_circuit(n: int, clauses: list[list[int]], ancillas: int):
             for k in zeros:
                 qml.PauliX(wires=k)''',
 }
+
+
+class OracleSAT(OracleConstruction):
+    slug = "oracle_sat"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "SAT formula as a Grover phase oracle"
+    test_sizes, fewshot_sizes = range(2, 6), range(6, 7)
+    code = CODE
+    arguments = (("n", "int"), ("clauses", "list[list[int]]"), ("ancillas", "int"))
+
+    def instances(self, split):
+        out = []
+        for n in self.sizes(split):
+            for m in (2, 3):
+                out.append({"n": n, "clauses": random_cnf(n, m, seeded_rng(self.slug, split, n, m)),
+                            "ancillas": m})
+        return out
+
+    def statement(self, params):
+        n, a, clauses = params["n"], params["ancillas"], params["clauses"]
+        text = " AND ".join("(" + " OR ".join(f"x{l}" if l > 0 else f"NOT x{-l}" for l in c) + ")"
+                            for c in clauses)
+        return f"""
+        Build a Grover phase oracle for the Boolean formula phi = {text}, given as the
+        clause list {clauses} (literal +k is x_k, -k is NOT x_k). Variable x_k is qubit
+        k - 1 (qubits 0..{n - 1}). Qubits {n}..{n + a - 1} are {a} ancilla qubits that
+        start in |0>; you may use them as scratch space but must return them to |0>.
+        On every input, U|x>|0> = (-1)^phi(x) |x>|0>. The action on all 2^{n} inputs with
+        clean ancillas is checked exactly (the ancillas must end in |0>), up to one global
+        phase.
+        """
+
+    def argument_notes(self, framework, params):
+        return ("`n` is the number of variables, `clauses` the clause list above and "
+                "`ancillas` the number of ancilla qubits.")
+
+    def target_for(self, params, framework):
+        """The phase oracle on the n variable qubits (ancillas are not part of it)."""
+        clauses = params["clauses"]
+        return basis_unitary(params["n"], framework,
+                             lambda b: (b, -1 if satisfied(clauses, b) else 1))
+
+    def qasm_custom(self, params):
+        return True
+
+    def qasm_body(self, params):
+        return [line for bits in itertools.product((0, 1), repeat=params["n"])
+                if satisfied(params["clauses"], bits) for line in qasm_phase_flip(list(bits))]
+
 
 PROBLEM = OracleSAT()

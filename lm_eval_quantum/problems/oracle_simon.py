@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..judge.conventions import LITTLE_ENDIAN
 from .prompts import QASM_HEADER, integer_rule, unitary_checked
-from .base import Problem
+from .base import OracleConstruction
 from .circuits import basis_unitary
 from .seeding import seeded_rng
 from .oracle_deutsch_jozsa import input_value
@@ -31,21 +31,20 @@ def simon_table(n: int, rng) -> tuple[int, list[int]]:
     return s, [int(v) for v in coset_function(n, [0, s], labels)]
 
 
-class OracleSimon(Problem):
+class OracleSimon(OracleConstruction):
     slug = "oracle_simon"
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Simon oracle construction"
-    check = "unitary"
-    suite = "oracle-construction"
     # 2n qubits.  n <= 4: a fully controlled X per input value and output bit (the
     # obvious answer, ~2^n n / 2 gates on n + 1 qubits) at n = 5 (10 qubits) costs the
     # judge's whole-unitary simulation ~10 s of CPU per sample.  The few-shot docs
     # reuse sizes with other functions.
     test_sizes, fewshot_sizes = (2, 3, 4, 4), (3, 4)
+    arguments = (("n", "int"), ("table", "list[int]"))
 
     def instances(self, split):
         out = []
-        sizes = self.test_sizes if split == "test" else self.fewshot_sizes
+        sizes = self.sizes(split)
         for i, n in enumerate(sizes):
             s, table = simon_table(n, seeded_rng(self.slug, split, n, i))
             out.append({"n": n, "s": s, "table": table})
@@ -53,12 +52,6 @@ class OracleSimon(Problem):
 
     def width(self, params):
         return 2 * params["n"]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, table: list[int])"
-
-    def entry_args(self, params):
-        return [params["n"], params["table"]]
 
     def statement(self, params):
         n, s, table = params["n"], params["s"], params["table"]

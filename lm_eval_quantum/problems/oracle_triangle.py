@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 
 from .prompts import QASM_HEADER
-from .base import Problem
+from .base import OracleConstruction
 from .circuits import basis_unitary, qasm_controlled
 from .seeding import seeded_rng
 
@@ -61,25 +61,17 @@ def random_graph(n: int, rng) -> list[list[int]]:
             return edges
 
 
-class OracleTriangle(Problem):
+class OracleTriangle(OracleConstruction):
     slug = "oracle_triangle"
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Triangle finding as a Grover phase oracle"
-    check = "unitary"
-    suite = "oracle-construction"
     # n + 3 qubits; the clean-ancilla check evolves 2^n inputs of 2^(n+3) amplitudes.
     test_sizes, fewshot_sizes = range(4, 8), (5, 6)
+    arguments = (("n", "int"), ("edges", "list[list[int]]"), ("ancillas", "int"))
 
     def instances(self, split):
         return [{"n": n, "edges": random_graph(n, seeded_rng(self.slug, split, n)), "ancillas": ANCILLAS}
-                for n in (self.test_sizes if split == "test" else self.fewshot_sizes)]
-
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, edges: list[list[int]], ancillas: int)"
-
-    def entry_args(self, params):
-        return [params["n"], params["edges"], params["ancillas"]]
+                for n in self.sizes(split)]
 
     def statement(self, params):
         n, a, edges = params["n"], params["ancillas"], params["edges"]
@@ -100,7 +92,6 @@ class OracleTriangle(Problem):
     def argument_notes(self, framework, params):
         return ("`n` is the number of vertices, `edges` the edge list above and `ancillas` the "
                 "number of ancilla qubits.")
-
 
     def target_for(self, params, framework):
         """The phase oracle on the n vertex qubits (ancillas are not part of it)."""

@@ -42,6 +42,32 @@ class ControlledOracleAlgorithm(OracleAlgorithm):
     def oracle_call(self, framework: str, params: dict) -> str:
         raise NotImplementedError
 
+    def oracle_qpe_qasm(self, params: dict, prep: str, unitary: str, value: str) -> str:
+        """The canonical OpenQASM program: phase estimation with the measured qubits
+        0..t-1 as counting qubits and the rest as the system, prepared by `prep`;
+        `unitary`^(2^j), controlled by counting qubit j, is 2^j `Oracle` calls on q[j]
+        and the system; counting qubit j, bit j of `value`, is measured into c[j]."""
+        t, width = self.measured(params), self.width(params)
+        system = ", ".join(f"q[{i}]" for i in range(t, width))
+        powers = []
+        for j in range(t):
+            powers.append(f"// {unitary}^{2**j} controlled on counting qubit {j}")
+            call = f"Oracle q[{j}], {system};"
+            powers.append(call if j == 0 else f"for int k in [1:{2**j}] {{ {call} }}")
+        head = QASM_HEADER + ['include "oracle.inc";', f"bit[{t}] c;", f"qubit[{width}] q;", prep]
+        lines = qpe_qasm(t, head, powers, f"ends in bit j of {value}")
+        return "\n".join(lines + [f"c[{j}] = measure q[{j}];" for j in range(t)])
+
+
+def qpe_qasm(t: int, head: list[str], powers: list[str],
+             reads: str = "holds bit j of the integer") -> list[str]:
+    """OpenQASM phase estimation with counting qubits 0..t-1: `head` (the header, the
+    declarations and the system's preparation), a Hadamard on every counting qubit,
+    `powers` (the controlled powers of the unitary), then the inverse QFT, after a
+    comment on what counting qubit j `reads` then."""
+    return (head + [f"h q[{j}];" for j in range(t)] + powers
+            + [f"// inverse QFT: counting qubit j {reads}"] + inverse_qft_qasm(t))
+
 
 def inverse_qft_qasm(n: int) -> list[str]:
     """OpenQASM lines of the inverse of |x> -> sum_y e^(2 pi i x y / 2^n) |y> / sqrt(2^n)
@@ -151,19 +177,9 @@ class PhaseEstimation(ControlledOracleAlgorithm):
         return {"perm": np.arange(4), "phase": phase}
 
     def canonical(self, framework, params):
-        n = params["n"]
         if framework == "qasm":
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{n}] c;", f"qubit[{n + 1}] q;",
-                                   f"x q[{n}];  // the eigenstate |1> of U"]
-            lines += [f"h q[{j}];" for j in range(n)]
-            for j in range(n):
-                lines.append(f"// U^{2**j} controlled on counting qubit {j}")
-                call = f"Oracle q[{j}], q[{n}];"
-                lines.append(call if j == 0 else f"for int k in [1:{2**j}] {{ {call} }}")
-            lines.append("// inverse QFT: counting qubit j ends in bit j of k")
-            lines += inverse_qft_qasm(n)
-            lines += [f"c[{j}] = measure q[{j}];" for j in range(n)]
-            return {"qasm": "\n".join(lines), "python": QASM_POST}
+            prep = f"x q[{params['n']}];  // the eigenstate |1> of U"
+            return {"qasm": self.oracle_qpe_qasm(params, prep, "U", "k"), "python": QASM_POST}
         return {"python": CODE[framework] + "\n\n\n" + INVERSE_QFT[framework]}
 
 

@@ -48,6 +48,8 @@ class QAOAFixedAngles(StatedCall):
     title = "QAOA state for MaxCut at given angles"
     suite = "quantum-algorithms"
     check = "state"
+    arguments = (("n", "int"), ("edges", "list[list[int]]"), ("gammas", "list[float]"),
+                 ("betas", "list[float]"))
 
     def instances(self, split):
         out = []
@@ -57,12 +59,6 @@ class QAOAFixedAngles(StatedCall):
                         "gammas": [round(0.05 * int(rng.integers(2, 31)), 2) for _ in range(p)],
                         "betas": [round(0.05 * int(rng.integers(2, 15)), 2) for _ in range(p)]})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, edges: list[list[int]], gammas: list[float], betas: list[float])"
-
-    def entry_args(self, params):
-        return [params["n"], params["edges"], params["gammas"], params["betas"]]
 
     def statement(self, params):
         n, p, edges = params["n"], params["p"], params["edges"]

@@ -83,16 +83,11 @@ class QAOAMaxCut(Computed, Problem):
     version = 2   # v2: the acceptance rule stated plainly; CPU limit, call and register stated
     checked = "<C> of the returned circuit's state"
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
+    arguments = (("n", "int"), ("edges", "list[list[int]]"))
 
     def instances(self, split):
         return [{"n": n, "edges": random_graph(n, (split, n))}
-                for n in (self.test_sizes if split == "test" else self.fewshot_sizes)]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, edges: list[list[int]])"
-
-    def entry_args(self, params):
-        return [params["n"], params["edges"]]
+                for n in self.sizes(split)]
 
     def statement(self, params):
         from .. import thresholds as th

@@ -10,48 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .prompts import QASM_HEADER, integer_rule, unitary_checked
+from .prompts import integer_rule, unitary_checked
 from .base import Problem
-
-
-class QFT(Problem):
-    slug = "qft"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Quantum Fourier transform"
-    check = "unitary"
-    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
-
-    def statement(self, params):
-        n = params["n"]
-        return f"""
-        Implement the {n}-qubit quantum Fourier transform
-        QFT|x> = 2^(-{n}/2) * sum_y exp(2*pi*i*x*y / 2^{n}) |y>,
-        where x and y are the integers whose binary representations are the
-        computational-basis bitstrings (bit order as stated below). Include the final
-        qubit reversal so that the output is in the same bit order as the input.
-        {unitary_checked(n)}
-        """
-
-    def notes(self, framework, params):
-        return "Here, for x and likewise y, " + integer_rule("x", framework, 0, params["n"] - 1)
-
-    def target(self, params):
-        n = params["n"]
-        dim = 2**n
-        idx = np.arange(dim)
-        return np.exp(2j * np.pi * np.outer(idx, idx) / dim) / np.sqrt(dim)
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{n}] q;"]
-            for j in reversed(range(n)):
-                lines.append(f"h q[{j}];")
-                for k in reversed(range(j)):
-                    lines.append(f"cp(pi/{2 ** (j - k)}) q[{k}], q[{j}];")
-            lines += [f"swap q[{i}], q[{n - 1 - i}];" for i in range(n // 2)]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 CODE = {
@@ -93,5 +53,44 @@ def build_circuit(n: int):
     for i in range(n // 2):
         qml.SWAP(wires=[i, n - 1 - i])''',
 }
+
+
+class QFT(Problem):
+    slug = "qft"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Quantum Fourier transform"
+    check = "unitary"
+    test_sizes, fewshot_sizes = range(2, 8), range(8, 10)
+    code = CODE
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Implement the {n}-qubit quantum Fourier transform
+        QFT|x> = 2^(-{n}/2) * sum_y exp(2*pi*i*x*y / 2^{n}) |y>,
+        where x and y are the integers whose binary representations are the
+        computational-basis bitstrings (bit order as stated below). Include the final
+        qubit reversal so that the output is in the same bit order as the input.
+        {unitary_checked(n)}
+        """
+
+    def notes(self, framework, params):
+        return "Here, for x and likewise y, " + integer_rule("x", framework, 0, params["n"] - 1)
+
+    def target(self, params):
+        n = params["n"]
+        dim = 2**n
+        idx = np.arange(dim)
+        return np.exp(2j * np.pi * np.outer(idx, idx) / dim) / np.sqrt(dim)
+
+    def qasm_body(self, params):
+        n = params["n"]
+        lines = []
+        for j in reversed(range(n)):
+            lines.append(f"h q[{j}];")
+            for k in reversed(range(j)):
+                lines.append(f"cp(pi/{2 ** (j - k)}) q[{k}], q[{j}];")
+        return lines + [f"swap q[{i}], q[{n - 1 - i}];" for i in range(n // 2)]
+
 
 PROBLEM = QFT()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+from typing import ClassVar
 
 import numpy as np
 
@@ -156,10 +157,37 @@ def steps_code(framework: str, signature: str, steps: str, gates, width: str,
 
 # --- shared: problems checked by their <Z> on listed inputs -----------------------------------
 class Trainable(Computed, Problem):
-    """A quantum-ML task whose answer trains its parameters (Python frameworks only)."""
+    """A quantum-ML task whose answer trains its parameters (Python frameworks only).
+
+    Its instances are drawn, one per row of `rows[split]`, by `draw(row, rng)` (the
+    params as JSON), public ones with `seeded_rng(slug, *seed_key(split, index))` and
+    cached per process (a draw trains the canonical), private ones afresh with
+    `seeded_rng(slug, "private", index)`."""
 
     suite = "quantum-ml"
     unsupported = {"qasm": "the parameters are computed by training: no plain OpenQASM"}
+    rows: ClassVar[dict] = {}   # split -> what each instance is drawn like (sizes, kinds)
+
+    def draw(self, row, rng) -> str:
+        """The params (JSON) of an instance like `row`, drawn with `rng`."""
+        raise NotImplementedError
+
+    def seed_key(self, split: str, index: int) -> tuple:
+        return (split, index)
+
+    def instances(self, split):
+        return [json.loads(_cached_draw(self, split, i)) for i in range(len(self.rows[split]))]
+
+    def private_instances(self):
+        """Per test row: a new seeded draw like it."""
+        return [json.loads(self.draw(row, seeded_rng(self.slug, "private", i)))
+                for i, row in enumerate(self.rows["test"])]
+
+
+@functools.cache
+def _cached_draw(problem: Trainable, split: str, index: int) -> str:
+    rng = seeded_rng(problem.slug, *problem.seed_key(split, index))
+    return problem.draw(problem.rows[split][index], rng)
 
 
 class Behaviour(Trainable):
@@ -174,8 +202,8 @@ class Behaviour(Trainable):
     kept when `admissible` (|rule value| >= the rule's margin); its target is the sign
     of `rule_value` (labels) or the value rounded to 4 decimals (`values = True`).
     Listed, hidden and training inputs are all drawn this way (`sample_points`).
-    Subclasses define `instances`, `statement`, `rule_value`, `rule_margin` and
-    `model(params)` -> (steps function used in training, helper functions of the
+    Subclasses set `rows` and define `draw`, `statement`, `rule_value`, `rule_margin`
+    and `model(params)` -> (steps function used in training, helper functions of the
     canonical, the call building the steps inside build_circuit, number of parameters).
 
     The canonical is trained (`training_targets`, BFGS) on the listed inputs and
@@ -244,6 +272,24 @@ class Behaviour(Trainable):
         """Hidden targets no constant answer passes: each label at least a quarter of the
         time (values: see vqc_regression)."""
         return min(targets.count(1), targets.count(-1)) >= len(targets) / 4
+
+    def listed_ok(self, targets) -> bool:
+        """May an instance list inputs with these targets?  Default: `spread_ok`."""
+        return self.spread_ok(targets)
+
+    def first_fit(self, rng, size: int, rule) -> str:
+        """The params (JSON) of an instance: the first rule (`rule()` -> {"n", "constants"},
+        drawn with `rng`) and `size` inputs drawn from it (sorted when they are angles)
+        whose targets are `listed_ok` and whose trained canonical fits (`canonical_fits`)."""
+        while True:
+            params = rule()
+            points = self.sample_points(params, rng, size)
+            points = sorted(points) if self.dims == 1 else points
+            targets = self.rule_targets(params, points)
+            if self.listed_ok(targets):
+                params.update({"points": points, "values" if self.values else "labels": targets})
+                if self.canonical_fits(params):
+                    return json.dumps(params)
 
     def sample_points(self, params, rng, count: int, exclude=()) -> list:
         """`count` distinct admissible inputs drawn by `candidate`, none in `exclude`."""
@@ -372,27 +418,6 @@ def checkerboard(points, a: float, b: float) -> np.ndarray:
     return np.cos(p[:, 0] + a) * np.cos(p[:, 1] + b)
 
 
-@functools.cache
-def _dataset(split: str, index: int) -> str:
-    return draw_dataset(SIZES[split][index], seeded_rng("qml_classifier", split, index))
-
-
-def draw_dataset(size: int, rng) -> str:
-    """The params (JSON) of one instance of `size` points: the first draw of `rng` whose
-    labels are balanced and whose trained canonical keeps the margin at every listed
-    and hidden point."""
-    while True:
-        a, b = (round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, 2))
-        params = {"n": 2, "constants": {"a": a, "b": b}}
-        points = PROBLEM.sample_points(params, rng, size)
-        labels = PROBLEM.rule_targets(params, points)
-        if min(labels.count(1), labels.count(-1)) < size / 3:
-            continue
-        params.update(points=points, labels=labels)
-        if PROBLEM.canonical_fits(params):
-            return json.dumps(params)
-
-
 def number(v: float, digits: int = 2) -> str:
     return f"{v:.{digits}f}"
 
@@ -410,6 +435,7 @@ def format_points(points, labels=None, values=None, digits: int = 4) -> str:
 class QMLClassifier(Behaviour):
     slug = "qml_classifier"
     title = "Variational quantum classifier"
+    rows = SIZES
     x_type = "list[float]"
     dims = 2
     rule_margin = RULE_MARGIN
@@ -428,13 +454,16 @@ class QMLClassifier(Behaviour):
         canonical is that function, right with margin RULE_MARGIN at every input."""
         return [float(v) for v in self.rule_value(params, xs)]
 
-    def instances(self, split):
-        return [json.loads(_dataset(split, i)) for i in range(len(SIZES[split]))]
+    def draw(self, size, rng):
+        def rule():
+            a, b = (round(float(v), 2) for v in rng.uniform(-np.pi, np.pi, 2))
+            return {"n": 2, "constants": {"a": a, "b": b}}
 
-    def private_instances(self):
-        """Per test row: a new seeded draw of constants and points of the row's size."""
-        return [json.loads(draw_dataset(size, seeded_rng(self.slug, "private", i)))
-                for i, size in enumerate(SIZES["test"])]
+        return self.first_fit(rng, size, rule)
+
+    def listed_ok(self, labels):
+        """Balanced labels: each at least a third of them."""
+        return min(labels.count(1), labels.count(-1)) >= len(labels) / 3
 
     def statement(self, params):
         from .. import thresholds as th

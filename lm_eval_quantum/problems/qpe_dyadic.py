@@ -17,8 +17,9 @@ Shared with qpe_nondyadic, amplitude_estimation and quantum_counting:
 * `in_framework_basis`: a state indexed by qubit (bit q of the index = qubit q)
   rewritten in a framework's bitstring basis;
 * `qpe_convention(...)`: the statement text of the layout and the inverse QFT;
-* `INVERSE_QFT` / `inverse_qft_qasm`: the canonical's inverse QFT in each
-  framework (Qiskit, Cirq and OpenQASM from phase_estimation, PennyLane here).
+* `INVERSE_QFT` / `qpe_qasm`: the canonical's inverse QFT in each framework
+  (Qiskit, Cirq and OpenQASM's whole phase estimation from phase_estimation,
+  PennyLane here).
 
 Canonical: X on qubit t, Hadamards, one controlled phase gate
 CP(2 pi phi 2^j) per counting qubit j, the inverse QFT.  `build_circuit(t, p, q)`
@@ -35,7 +36,7 @@ from .prompts import QASM_HEADER, fidelity_bound
 from .base import Problem
 from .seeding import seeded_rng
 from .phase_estimation import INVERSE_QFT as _INVERSE_QFT
-from .phase_estimation import inverse_qft_qasm
+from .phase_estimation import qpe_qasm
 
 INVERSE_QFT = {**_INVERSE_QFT, "pennylane": '''\
 def inverse_qft(n):
@@ -116,13 +117,14 @@ class QPEDyadic(Problem):
     suite = "quantum-algorithms"
     version = 2   # v2: prompt states the call, the register and the checks in shared words
     test_sizes, fewshot_sizes = range(2, 6), (4,)
+    arguments = (("t", "int"), ("p", "int"), ("q", "int"))
 
     def instances(self, split):
         """phi = k / 2^t with k odd and >= 2^(t-1) (its lowest and highest bits set, so
         every counting qubit matters), seeded; the few-shot phases
         differ from the test phase of the same t."""
         out = []
-        for t in (self.test_sizes if split == "test" else self.fewshot_sizes):
+        for t in self.sizes(split):
             rng = seeded_rng(self.slug, split, t)
             taken = [p["p"] for p in self.instances("test") if p["t"] == t] if split != "test" else []
             k = int(rng.choice([k for k in range(2 ** (t - 1) + 1, 2**t, 2) if k not in taken]))
@@ -131,12 +133,6 @@ class QPEDyadic(Problem):
 
     def width(self, params):
         return params["t"] + 1
-
-    def signature(self, framework, params):
-        return "build_circuit(t: int, p: int, q: int)"
-
-    def entry_args(self, params):
-        return [params["t"], params["p"], params["q"]]
 
     def phase_text(self, params) -> str:
         t, p, q = params["t"], params["p"], params["q"]
@@ -168,13 +164,10 @@ class QPEDyadic(Problem):
     def canonical(self, framework, params):
         t, p, q = params["t"], params["p"], params["q"]
         if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{t + 1}] q;", f"x q[{t}];  // the eigenstate |1> of U"]
-            lines += [f"h q[{j}];" for j in range(t)]
-            lines.append("// U^(2^j) = P(2 pi phi 2^j), controlled by counting qubit j")
-            lines += [f"cp({2 * p * 2**j}*pi/{q}) q[{j}], q[{t}];" for j in range(t)]
-            lines.append("// inverse QFT: counting qubit j holds bit j of the integer")
-            lines += inverse_qft_qasm(t)
-            return {"qasm": "\n".join(lines)}
+            head = QASM_HEADER + [f"qubit[{t + 1}] q;", f"x q[{t}];  // the eigenstate |1> of U"]
+            powers = ["// U^(2^j) = P(2 pi phi 2^j), controlled by counting qubit j"]
+            powers += [f"cp({2 * p * 2**j}*pi/{q}) q[{j}], q[{t}];" for j in range(t)]
+            return {"qasm": "\n".join(qpe_qasm(t, head, powers))}
         return {"python": CODE[framework] + "\n\n\n" + INVERSE_QFT[framework]}
 
 

@@ -23,7 +23,7 @@ from .base import Problem
 from .circuits import qasm_controlled
 from .seeding import seeded_rng
 from .grover_marked import PHASE_FLIP, grover_operator, random_marked, state_list
-from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, inverse_qft_qasm, lines, qpe_convention,
+from .qpe_dyadic import (INVERSE_QFT, in_framework_basis, lines, qpe_convention, qpe_qasm,
                          qpe_state)
 
 # (t counting qubits, n search qubits, M marked states)
@@ -42,6 +42,7 @@ class QuantumCounting(Problem):
     title = "Quantum counting"
     check = "state"
     suite = "quantum-algorithms"
+    arguments = (("t", "int"), ("n", "int"), ("marked", "list[list[int]]"))
 
     def instances(self, split):
         return [{"t": t, "n": n, "marked": random_marked(n, m, seeded_rng(self.slug, split, t, n, m))}
@@ -49,12 +50,6 @@ class QuantumCounting(Problem):
 
     def width(self, params):
         return params["t"] + params["n"]
-
-    def signature(self, framework, params):
-        return "build_circuit(t: int, n: int, marked: list[list[int]])"
-
-    def entry_args(self, params):
-        return [params["t"], params["n"], params["marked"]]
 
     def statement(self, params):
         t, n, marked = params["t"], params["n"], params["marked"]
@@ -87,19 +82,17 @@ class QuantumCounting(Problem):
         t, n, marked = params["t"], params["n"], params["marked"]
         if framework == "qasm":
             search = list(range(t, t + n))
-            out = QASM_HEADER + ['include "customgates.inc";', f"qubit[{t + n}] q;"]
-            out += [f"h q[{i}];" for i in range(t + n)]
+            head = QASM_HEADER + ['include "customgates.inc";', f"qubit[{t + n}] q;"]
+            layer_h = [f"h q[{i}];" for i in search]
+            powers = list(layer_h)   # |s> on the search register, after the counting Hadamards
             for j in range(t):
-                out.append(f"// G^{2**j} controlled by counting qubit {j}")
+                powers.append(f"// G^{2**j} controlled by counting qubit {j}")
                 step = []
                 for m in marked:
                     step += qasm_controlled_flip(j, search, m)
-                layer_h = [f"h q[{i}];" for i in search]
                 step += layer_h + qasm_controlled_flip(j, search, [0] * n) + layer_h + [f"z q[{j}];"]
-                out += step * 2**j
-            out.append("// inverse QFT: counting qubit j holds bit j of the integer")
-            out += inverse_qft_qasm(t)
-            return {"qasm": "\n".join(out)}
+                powers += step * 2**j
+            return {"qasm": "\n".join(qpe_qasm(t, head, powers))}
         return {"python": "\n\n\n".join([CODE[framework], PHASE_FLIP[framework], INVERSE_QFT[framework]])}
 
 

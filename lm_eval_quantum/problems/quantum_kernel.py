@@ -62,6 +62,7 @@ class QuantumKernel(Problem):
     title = "Quantum kernel circuit"
     suite = "quantum-ml"
     check = "state"
+    arguments = (("x1", "list[float]"), ("x2", "list[float]"), ("reps", "int"))
 
     def instances(self, split):
         out = []
@@ -74,12 +75,6 @@ class QuantumKernel(Problem):
                     break
             out.append({"n": n, "reps": reps, "x1": x1, "x2": x2})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(x1: list[float], x2: list[float], reps: int)"
-
-    def entry_args(self, params):
-        return [params["x1"], params["x2"], params["reps"]]
 
     def statement(self, params):
         n, zeros = params["n"], "0" * params["n"]

@@ -50,6 +50,7 @@ class QuantumWalk(StatedCall):
     title = "Coined quantum walk on a cycle"
     suite = "quantum-algorithms"
     check = "state"
+    arguments = (("m", "int"), ("t", "int"), ("x0", "int"), ("coin", "str"))
 
     def instances(self, split):
         return [{"n": m + 1, "m": m, "t": t, "x0": x0, "coin": coin}
@@ -63,12 +64,6 @@ class QuantumWalk(StatedCall):
             out.append({"n": m + 1, "m": m, "t": int(rng.integers(1, 5)),
                         "x0": int(rng.integers(2**m)), "coin": str(rng.choice(list(COIN_TEXT)))})
         return out
-
-    def signature(self, framework, params):
-        return "build_circuit(m: int, t: int, x0: int, coin: str)"
-
-    def entry_args(self, params):
-        return [params["m"], params["t"], params["x0"], params["coin"]]
 
     def statement(self, params):
         m, t, x0, coin = params["m"], params["t"], params["x0"], params["coin"]

@@ -14,45 +14,8 @@ judge's state cap), the family's whole instance space.
 """
 from __future__ import annotations
 
-from .prompts import QASM_HEADER, plural
+from .prompts import plural
 from .base import MeasuredDistribution
-
-
-class RandomNumberGenerator(MeasuredDistribution):
-    slug = "random_number_generator"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "Quantum random number generator"
-    test_sizes, fewshot_sizes = range(2, 5), range(1, 2)
-    has_full_split = True
-
-    def instances(self, split, count=None):
-        if split == "full":
-            return [{"n": n} for n in range(1, 15)][:count]
-        if split not in ("test", "fewshot"):
-            raise ValueError(f"unknown split {split!r}; known: test, fewshot, full")
-        return super().instances(split)
-
-    def statement(self, params):
-        n = params["n"]
-        return f"""
-        Build a quantum random number generator on {plural(n, "qubit")}: starting from
-        |{'0' * n}>, prepare a state whose measurement of every qubit in the computational
-        basis gives each of the {2 ** n} possible {n}-bit strings with probability exactly
-        1/{2 ** n} (uniformly random {n}-bit numbers). This output distribution is checked
-        exactly.
-        """
-
-    def target(self, params):
-        n = params["n"]
-        return {format(z, f"0{n}b"): 2.0**-n for z in range(2**n)}
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{n}] q;", f"bit[{n}] c;"]
-            lines += [f"h q[{k}];" for k in range(n)] + ["c = measure q;"]
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # One Hadamard per qubit: each measured bit is an independent fair coin.
@@ -81,5 +44,39 @@ def build_circuit(n: int):
     for k in range(n):
         qml.Hadamard(wires=k)''',
 }
+
+
+class RandomNumberGenerator(MeasuredDistribution):
+    slug = "random_number_generator"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "Quantum random number generator"
+    test_sizes, fewshot_sizes = range(2, 5), range(1, 2)
+    has_full_split = True
+    code = CODE
+
+    def instances(self, split, count=None):
+        if split == "full":
+            return [{"n": n} for n in range(1, 15)][:count]
+        if split not in ("test", "fewshot"):
+            raise ValueError(f"unknown split {split!r}; known: test, fewshot, full")
+        return super().instances(split)
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Build a quantum random number generator on {plural(n, "qubit")}: starting from
+        |{'0' * n}>, prepare a state whose measurement of every qubit in the computational
+        basis gives each of the {2 ** n} possible {n}-bit strings with probability exactly
+        1/{2 ** n} (uniformly random {n}-bit numbers). This output distribution is checked
+        exactly.
+        """
+
+    def target(self, params):
+        n = params["n"]
+        return {format(z, f"0{n}b"): 2.0**-n for z in range(2**n)}
+
+    def qasm_body(self, params):
+        return [f"h q[{k}];" for k in range(params["n"])]
+
 
 PROBLEM = RandomNumberGenerator()

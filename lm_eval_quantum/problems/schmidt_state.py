@@ -17,10 +17,10 @@ from fractions import Fraction
 from math import sqrt
 from typing import ClassVar
 
-from .seeding import seeded_rng
+from .seeding import seeded_rng, slot_instances
 from .base import StatePreparation
 from .circuits import qubit_state
-from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_steps
+from .complex_amplitudes import HELPERS, qasm_steps, step_loop, tree_steps
 
 
 class SchmidtState(StatePreparation):
@@ -34,25 +34,16 @@ class SchmidtState(StatePreparation):
     FEWSHOT_SLOTS = (1, 2)
 
     def instances(self, split):
-        slots = self.TEST_SLOTS if split == "test" else self.FEWSHOT_SLOTS
-        seen = set() if split == "test" else {json_key(p) for p in self.instances("test")}
-        out = []
-        for slot, m in enumerate(slots):
-            seed = 0
-            while True:
-                rng = seeded_rng(self.slug, split, slot, seed)
-                seed += 1
-                weights = [int(w) for w in rng.integers(0 if m > 1 else 1, 7, size=2**m)]
-                if sum(w > 0 for w in weights) < 2 or len(set(weights)) == 1:
-                    continue
-                lambdas = [Fraction(w, sum(weights)) for w in weights]
-                params = {"n": 2 * m, "m": m, "seed": seed - 1,
-                          "lambdas": [[f.numerator, f.denominator] for f in lambdas]}
-                if json_key(params) not in seen:
-                    seen.add(json_key(params))
-                    out.append(params)
-                    break
-        return out
+        def draw(index, m, seed):
+            rng = seeded_rng(self.slug, split, index, seed)
+            weights = [int(w) for w in rng.integers(0 if m > 1 else 1, 7, size=2**m)]
+            if sum(w > 0 for w in weights) < 2 or len(set(weights)) == 1:
+                return None
+            lambdas = [Fraction(w, sum(weights)) for w in weights]
+            return {"n": 2 * m, "m": m, "seed": seed,
+                    "lambdas": [[f.numerator, f.denominator] for f in lambdas]}
+
+        return slot_instances(self, split, draw)
 
     def entry_args(self, params):
         return [params["m"], [a / b for a, b in params["lambdas"]]]

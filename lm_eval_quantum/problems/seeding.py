@@ -53,3 +53,30 @@ def private_rows(problem, draw) -> list[dict]:
             drawn = draw(rng, params)
         rows.append(drawn)
     return rows
+
+
+def json_key(params) -> str:
+    """An instance's content (its seed aside), to keep the splits disjoint."""
+    import json
+
+    return json.dumps({k: v for k, v in params.items() if k != "seed"}, sort_keys=True)
+
+
+def slot_instances(problem, split: str, draw, restart: bool = True) -> list[dict]:
+    """Problem.instances for the slots `TEST_SLOTS` (test) or `FEWSHOT_SLOTS`: per slot,
+    the first draw(slot index, slot, seed) for seed = 0, 1, ... (or, unless `restart`,
+    from the seed after the previous slot's) that is an instance (not None) whose content
+    (`json_key`) is new to the split and, in the few-shot split, to the test split."""
+    slots = problem.TEST_SLOTS if split == "test" else problem.FEWSHOT_SLOTS
+    seen = set() if split == "test" else {json_key(p) for p in problem.instances("test")}
+    out, seed = [], 0
+    for index, slot in enumerate(slots):
+        seed = 0 if restart else seed
+        while True:
+            params = draw(index, slot, seed)
+            seed += 1
+            if params is not None and json_key(params) not in seen:
+                seen.add(json_key(params))
+                out.append(params)
+                break
+    return out

@@ -38,9 +38,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import thresholds as th
-from .prompts import QASM_HEADER
 from .seeding import seeded_rng
-from .phase_estimation import INVERSE_QFT, ControlledOracleAlgorithm, inverse_qft_qasm
+from .phase_estimation import INVERSE_QFT, ControlledOracleAlgorithm
 
 # (N, t): test docs on 8, 10 and 13 qubits.  The few-shot docs (7 and 9 qubits) stay
 # small: N = 21 needs t = 8 (255 oracle calls in the example answer).
@@ -262,21 +261,11 @@ class Shor(ControlledOracleAlgorithm):
         return {"perm": perm, "phase": None}
 
     def canonical(self, framework, params):
-        n, t, L = params["N"], params["t"], params["L"]
-        post = POST.replace("__N__", str(n))
+        post = POST.replace("__N__", str(params["N"]))
         if framework == "qasm":
-            work = ", ".join(f"q[{i}]" for i in range(t, t + L))
-            lines = QASM_HEADER + ['include "oracle.inc";', f"bit[{t}] c;", f"qubit[{t + L}] q;",
-                                   f"x q[{t}];  // work register |1>"]
-            lines += [f"h q[{j}];" for j in range(t)]
-            for j in range(t):
-                lines.append(f"// U_a^{2**j} controlled on counting qubit {j}")
-                call = f"Oracle q[{j}], {work};"
-                lines.append(call if j == 0 else f"for int k in [1:{2**j}] {{ {call} }}")
-            lines.append("// inverse QFT: counting qubit j ends in bit j of m")
-            lines += inverse_qft_qasm(t)
-            lines += [f"c[{j}] = measure q[{j}];" for j in range(t)]
-            return {"qasm": "\n".join(lines), "python": IMPORT + "\n\n" + post + "\n\n\n" + QASM_RUN + "\n\n\n" + VOTE}
+            prep = f"x q[{params['t']}];  // work register |1>"
+            qasm = self.oracle_qpe_qasm(params, prep, "U_a", "m")
+            return {"qasm": qasm, "python": IMPORT + "\n\n" + post + "\n\n\n" + QASM_RUN + "\n\n\n" + VOTE}
         imports, body = CODE[framework]
         return {"python": IMPORT + "\n" + imports + "\n\n" + post + "\n\n" + body + "\n\n\n" + VOTE + "\n\n\n"
                 + INVERSE_QFT[framework]}

@@ -51,6 +51,61 @@ def registers(params: dict) -> dict[str, list[int]]:
             "b": list(range(3, 4 * n, 4))}
 
 
+# Z^(x[2i]) X^(x[2i+1]) maps the Bell pair (|00> + |11>)/sqrt(2) to the Bell state labelled by
+# the two bits; Bob's CNOT + H map the four Bell states to |x[2i] x[2i+1]> on (a[i], b[i]).
+CODE = {
+    "qiskit": '''\
+from qiskit import QuantumCircuit
+
+def build_circuit(n: int) -> QuantumCircuit:
+{registers}
+    qc = QuantumCircuit(4 * n, 2 * n)
+{source}
+    for i in range(n):
+        # Alice encodes her two bits into a[i], then sends a[i] to Bob
+        qc.cx(x[2 * i + 1], a[i])
+        qc.cz(x[2 * i], a[i])
+    for i in range(n):
+        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
+        qc.cx(a[i], b[i])
+        qc.h(a[i])
+    for i in range(n):
+        qc.measure(a[i], 2 * i)
+        qc.measure(b[i], 2 * i + 1)
+    return qc''',
+    "cirq": '''\
+import cirq
+
+def build_circuit(n: int) -> cirq.Circuit:
+    q = cirq.LineQubit.range(4 * n)
+{registers}
+    circuit = cirq.Circuit()
+{source}
+    for i in range(n):
+        # Alice encodes her two bits into a[i], then sends a[i] to Bob
+        circuit.append([cirq.CNOT(q[x[2 * i + 1]], q[a[i]]), cirq.CZ(q[x[2 * i]], q[a[i]])])
+    for i in range(n):
+        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
+        circuit.append([cirq.CNOT(q[a[i]], q[b[i]]), cirq.H(q[a[i]])])
+    circuit.append(cirq.measure(*[q[k] for i in range(n) for k in (a[i], b[i])], key="bob"))
+    return circuit''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int):
+{registers}
+{source}
+    for i in range(n):
+        # Alice encodes her two bits into a[i], then sends a[i] to Bob
+        qml.CNOT(wires=[x[2 * i + 1], a[i]])
+        qml.CZ(wires=[x[2 * i], a[i]])
+    for i in range(n):
+        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
+        qml.CNOT(wires=[a[i], b[i]])
+        qml.Hadamard(wires=a[i])''',
+}
+
+
 class SuperdenseCoding(PartyProtocol):
     slug = "superdense_coding"
     version = 3   # v3: measurements may be mid-circuit, with feed-forward (the prompt no longer forbids them)
@@ -63,12 +118,8 @@ class SuperdenseCoding(PartyProtocol):
     measured = "Bob's qubits"
     unit = "Bell pairs (qubits sent), so the message has 2n bits"
     layout_code = LAYOUT_CODE
-
-    def registers(self, params):
-        return registers(params)
-
-    def code_template(self, framework):
-        return CODE[framework]
+    code = CODE
+    registers = staticmethod(registers)
 
     def task(self, params):
         n = params["n"]
@@ -125,59 +176,5 @@ class SuperdenseCoding(PartyProtocol):
             lines += [f"cx q[{a[i]}], q[{b[i]}];", f"h q[{a[i]}];"]
         return lines
 
-
-# Z^(x[2i]) X^(x[2i+1]) maps the Bell pair (|00> + |11>)/sqrt(2) to the Bell state labelled by
-# the two bits; Bob's CNOT + H map the four Bell states to |x[2i] x[2i+1]> on (a[i], b[i]).
-CODE = {
-    "qiskit": '''\
-from qiskit import QuantumCircuit
-
-def build_circuit(n: int) -> QuantumCircuit:
-{registers}
-    qc = QuantumCircuit(4 * n, 2 * n)
-{source}
-    for i in range(n):
-        # Alice encodes her two bits into a[i], then sends a[i] to Bob
-        qc.cx(x[2 * i + 1], a[i])
-        qc.cz(x[2 * i], a[i])
-    for i in range(n):
-        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
-        qc.cx(a[i], b[i])
-        qc.h(a[i])
-    for i in range(n):
-        qc.measure(a[i], 2 * i)
-        qc.measure(b[i], 2 * i + 1)
-    return qc''',
-    "cirq": '''\
-import cirq
-
-def build_circuit(n: int) -> cirq.Circuit:
-    q = cirq.LineQubit.range(4 * n)
-{registers}
-    circuit = cirq.Circuit()
-{source}
-    for i in range(n):
-        # Alice encodes her two bits into a[i], then sends a[i] to Bob
-        circuit.append([cirq.CNOT(q[x[2 * i + 1]], q[a[i]]), cirq.CZ(q[x[2 * i]], q[a[i]])])
-    for i in range(n):
-        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
-        circuit.append([cirq.CNOT(q[a[i]], q[b[i]]), cirq.H(q[a[i]])])
-    circuit.append(cirq.measure(*[q[k] for i in range(n) for k in (a[i], b[i])], key="bob"))
-    return circuit''',
-    "pennylane": '''\
-import pennylane as qml
-
-def build_circuit(n: int):
-{registers}
-{source}
-    for i in range(n):
-        # Alice encodes her two bits into a[i], then sends a[i] to Bob
-        qml.CNOT(wires=[x[2 * i + 1], a[i]])
-        qml.CZ(wires=[x[2 * i], a[i]])
-    for i in range(n):
-        # Bob decodes: Bell basis -> computational basis on (a[i], b[i])
-        qml.CNOT(wires=[a[i], b[i]])
-        qml.Hadamard(wires=a[i])''',
-}
 
 PROBLEM = SuperdenseCoding()

@@ -36,16 +36,11 @@ class SwapTest(Problem):
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "Swap test"
     check = "unitary"
+    arguments = (("m", "int"),)
 
     def instances(self, split):
         ms = (2, 3, 4) if split == "test" else (1,)
         return [{"m": m, "n": 2 * m + 1} for m in ms]
-
-    def signature(self, framework, params):
-        return "build_circuit(m: int)"
-
-    def entry_args(self, params):
-        return [params["m"]]
 
     def statement(self, params):
         m, n = params["m"], params["n"]

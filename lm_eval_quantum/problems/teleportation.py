@@ -49,70 +49,6 @@ def registers(params: dict) -> dict[str, list[int]]:
             "b": list(range(2, 3 * n, 3))}
 
 
-class Teleportation(PartyProtocol):
-    slug = "teleportation"
-    version = 3   # v3: real measurement and feed-forward (the deferred form still accepted); n <= 3
-    test_sizes = range(1, 4)
-    title = "Quantum teleportation (one program, parties checked)"
-    parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
-    classical: ClassVar = [["alice", "bob"]]
-    roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
-    measured = "Alice's qubits"
-    layout_code = LAYOUT_CODE
-    feed_forward = True
-
-    def registers(self, params):
-        return registers(params)
-
-    def code_template(self, framework):
-        return CODE[framework]
-
-    def task(self, params):
-        n = params["n"]
-        return f"quantum teleportation protocol for {n} message qubit{'s' if n > 1 else ''}"
-
-    def rules(self, params):
-        return [
-            "",
-            *bell_source_rules(params["n"]),
-            "2. Alice acts on her qubits only: m and a (never on b).",
-            "3. Bob acts on b only. Alice may send him classical bits: she measures her qubits "
-            "(mid-circuit), and Bob's gates may be conditioned on her measured bits "
-            "(feed-forward). The deferred form is accepted too: instead of \"Alice measures "
-            "qubit c, and Bob applies X to b[i] if the result is 1\", a controlled-X with "
-            "control c and target b[i] (likewise a controlled-Z); a qubit used as such a "
-            "control carries a classical bit from then on and may afterwards only be measured or "
-            "used as a control again.",
-            "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
-            "holds the qubit applies it); any other gate that couples qubits of different parties "
-            "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
-            "",
-            "At the end, b[i] must hold the state m[i] had at the start, for every i and every "
-            "(possibly entangled) input state of m; all other qubits are discarded. The judge "
-            "checks this channel exactly (its entanglement fidelity with the identity must be at "
-            f"least {fidelity_bound('process')}), with every qubit other than m starting in |0>.",
-        ]
-
-    def io(self, params):
-        regs = registers(params)
-        return regs["m"], regs["b"]
-
-    def measured_qubits(self, params):
-        regs = registers(params)
-        return [q for m, a in zip(regs["m"], regs["a"]) for q in (m, a)]
-
-    def qasm_gates(self, params):
-        regs = registers(params)
-        m, a, b = regs["m"], regs["a"], regs["b"]
-        lines = bell_source_qasm(a, b)
-        for i in range(params["n"]):   # Alice: Bell basis -> computational basis
-            lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
-        for i in range(params["n"]):   # Alice measures; Bob corrects by feed-forward
-            lines += [f"c[{2 * i}] = measure q[{m[i]}];", f"c[{2 * i + 1}] = measure q[{a[i]}];"]
-            lines += [f"if (c[{2 * i + 1}]) {{ x q[{b[i]}]; }}", f"if (c[{2 * i}]) {{ z q[{b[i]}]; }}"]
-        return lines
-
-
 # The source prepares (|00> + |11>)/sqrt(2) on a[i], b[i]; Alice's CNOT + H map the
 # Bell basis of (m[i], a[i]) to the computational basis; she measures both qubits and Bob
 # applies X^(a[i]) and Z^(m[i]) conditioned on her bits (feed-forward).
@@ -171,5 +107,66 @@ def build_circuit(n: int):
         qml.cond(bit_a, qml.PauliX)(wires=b[i])
         qml.cond(bit_m, qml.PauliZ)(wires=b[i])''',
 }
+
+
+class Teleportation(PartyProtocol):
+    slug = "teleportation"
+    version = 3   # v3: real measurement and feed-forward (the deferred form still accepted); n <= 3
+    test_sizes = range(1, 4)
+    title = "Quantum teleportation (one program, parties checked)"
+    parties: ClassVar = {"m": ["alice"], "a": ["source", "alice"], "b": ["source", "bob"]}
+    classical: ClassVar = [["alice", "bob"]]
+    roles: ClassVar = {"m": "Alice's message qubits m (in an unknown state)", **BELL_ROLES}
+    measured = "Alice's qubits"
+    layout_code = LAYOUT_CODE
+    code = CODE
+    registers = staticmethod(registers)
+    feed_forward = True
+
+    def task(self, params):
+        n = params["n"]
+        return f"quantum teleportation protocol for {n} message qubit{'s' if n > 1 else ''}"
+
+    def rules(self, params):
+        return [
+            "",
+            *bell_source_rules(params["n"]),
+            "2. Alice acts on her qubits only: m and a (never on b).",
+            "3. Bob acts on b only. Alice may send him classical bits: she measures her qubits "
+            "(mid-circuit), and Bob's gates may be conditioned on her measured bits "
+            "(feed-forward). The deferred form is accepted too: instead of \"Alice measures "
+            "qubit c, and Bob applies X to b[i] if the result is 1\", a controlled-X with "
+            "control c and target b[i] (likewise a controlled-Z); a qubit used as such a "
+            "control carries a classical bit from then on and may afterwards only be measured or "
+            "used as a control again.",
+            "A single-qubit gate is allowed on any qubit not yet used as such a control (whoever "
+            "holds the qubit applies it); any other gate that couples qubits of different parties "
+            "(for example a SWAP of m[i] and b[i]) is a protocol violation and fails.",
+            "",
+            "At the end, b[i] must hold the state m[i] had at the start, for every i and every "
+            "(possibly entangled) input state of m; all other qubits are discarded. The judge "
+            "checks this channel exactly (its entanglement fidelity with the identity must be at "
+            f"least {fidelity_bound('process')}), with every qubit other than m starting in |0>.",
+        ]
+
+    def io(self, params):
+        regs = registers(params)
+        return regs["m"], regs["b"]
+
+    def measured_qubits(self, params):
+        regs = registers(params)
+        return [q for m, a in zip(regs["m"], regs["a"]) for q in (m, a)]
+
+    def qasm_gates(self, params):
+        regs = registers(params)
+        m, a, b = regs["m"], regs["a"], regs["b"]
+        lines = bell_source_qasm(a, b)
+        for i in range(params["n"]):   # Alice: Bell basis -> computational basis
+            lines += [f"cx q[{m[i]}], q[{a[i]}];", f"h q[{m[i]}];"]
+        for i in range(params["n"]):   # Alice measures; Bob corrects by feed-forward
+            lines += [f"c[{2 * i}] = measure q[{m[i]}];", f"c[{2 * i + 1}] = measure q[{a[i]}];"]
+            lines += [f"if (c[{2 * i + 1}]) {{ x q[{b[i]}]; }}", f"if (c[{2 * i}]) {{ z q[{b[i]}]; }}"]
+        return lines
+
 
 PROBLEM = Teleportation()

@@ -16,9 +16,9 @@ from typing import ClassVar
 import numpy as np
 
 from .prompts import bit_string_rule
-from .seeding import seeded_rng
+from .seeding import seeded_rng, slot_instances
 from .base import StatePreparation
-from .complex_amplitudes import HELPERS, json_key, qasm_steps, step_loop, tree_steps
+from .complex_amplitudes import HELPERS, qasm_steps, step_loop, tree_steps
 
 
 class UniformSubset(StatePreparation):
@@ -32,21 +32,13 @@ class UniformSubset(StatePreparation):
     FEWSHOT_SLOTS = ((3, 6), (4, 5))
 
     def instances(self, split):
-        slots = self.TEST_SLOTS if split == "test" else self.FEWSHOT_SLOTS
-        seen = set() if split == "test" else {json_key(p) for p in self.instances("test")}
-        out = []
-        for slot, (n, size) in enumerate(slots):
-            seed = 0
-            while True:
-                rng = seeded_rng(self.slug, split, slot, seed)
-                chosen = sorted(int(v) for v in rng.choice(2**n, size=size, replace=False))
-                params = {"n": n, "seed": seed, "subset": [format(x, f"0{n}b") for x in chosen]}
-                seed += 1
-                if json_key(params) not in seen:
-                    seen.add(json_key(params))
-                    out.append(params)
-                    break
-        return out
+        def draw(index, slot, seed):
+            n, size = slot
+            rng = seeded_rng(self.slug, split, index, seed)
+            chosen = sorted(int(v) for v in rng.choice(2**n, size=size, replace=False))
+            return {"n": n, "seed": seed, "subset": [format(x, f"0{n}b") for x in chosen]}
+
+        return slot_instances(self, split, draw)
 
     def describe(self, params):
         n, subset = params["n"], params["subset"]

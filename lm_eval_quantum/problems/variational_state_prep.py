@@ -23,13 +23,11 @@ start gets there for every instance; ~0.2 s of CPU for the 4-qubit target).
 """
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 
 import numpy as np
 
-from .seeding import seeded_rng
 from .qml_classifier import Trainable, apply_step, steps_code
 
 MAX_PRODUCT_FIDELITY = 0.9
@@ -126,11 +124,6 @@ def format_coefficient(re: int, im: int) -> str:
     return f"{re} {'-' if im < 0 else '+'} {imag}"
 
 
-@functools.cache
-def _instance(split: str, n: int, kind: str) -> str:
-    return draw_instance(n, kind, seeded_rng("variational_state_prep", split, n, kind))
-
-
 def draw_instance(n: int, kind: str, rng) -> str:
     """The first coefficient vector drawn by `rng` with >= 3 nonzero entries (a complex
     one for the complex kind) whose best product state stays below MAX_PRODUCT_FIDELITY."""
@@ -146,23 +139,17 @@ def draw_instance(n: int, kind: str, rng) -> str:
 class VariationalStatePrep(Trainable):
     slug = "variational_state_prep"
     title = "Variational state preparation"
+    rows = KINDS
     check = "variational"
     version = 2   # v2: the prompt states the CPU limit, the call, the register and what is checked
     checked = "the fidelity of the returned circuit's state with the target"
+    arguments = (("amplitudes", "list[list[int]]"),)
 
-    def instances(self, split):
-        return [json.loads(_instance(split, n, kind)) for n, kind in KINDS[split]]
+    def seed_key(self, split, index):
+        return (split, *self.rows[split][index])
 
-    def private_instances(self):
-        """Per test row: a new seeded coefficient vector of the row's size and kind."""
-        return [json.loads(draw_instance(n, kind, seeded_rng(self.slug, "private", i)))
-                for i, (n, kind) in enumerate(KINDS["test"])]
-
-    def signature(self, framework, params):
-        return "build_circuit(amplitudes: list[list[int]])"
-
-    def entry_args(self, params):
-        return [params["amplitudes"]]
+    def draw(self, row, rng):
+        return draw_instance(*row, rng)
 
     def statement(self, params):
         from .. import thresholds as th

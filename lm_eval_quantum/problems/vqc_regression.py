@@ -28,12 +28,8 @@ constant model comes close).
 """
 from __future__ import annotations
 
-import functools
-import json
-
 import numpy as np
 
-from .seeding import seeded_rng
 from .data_reuploading import reupload_steps
 from .qml_classifier import Behaviour, format_points, pair_steps
 
@@ -55,34 +51,6 @@ def doubled_steps(x, theta):
     return pair_steps([x, x], theta)
 
 
-@functools.cache
-def _instance(split: str, index: int) -> str:
-    return draw_instance(*SIZES[split][index], seeded_rng("vqc_regression", split, index))
-
-
-def draw_instance(n: int, size: int, rng) -> str:
-    """The params (JSON) of one instance (n qubits, `size` points): the first draw of
-    `rng` whose targets spread and whose trained canonical fits every target."""
-
-    def draw(low, high):
-        return round(float(rng.uniform(low, high)), 2)
-
-    while True:
-        if n == 1:
-            a = draw(-0.4, 0.4)
-            constants = {"a": a, "b": draw(0.3, 0.9 - abs(a)), "c": draw(-np.pi, np.pi)}
-        else:
-            constants = {"d": draw(0.5, 1.0) * int(rng.choice([-1, 1])),
-                         "c1": draw(-np.pi, np.pi), "c2": draw(-np.pi, np.pi)}
-        params = {"n": n, "constants": constants}
-        params["points"] = sorted(PROBLEM.sample_points(params, rng, size))
-        params["values"] = PROBLEM.rule_targets(params, params["points"])
-        if not PROBLEM.spread_ok(params["values"]):
-            continue
-        if PROBLEM.canonical_fits(params):
-            return json.dumps(params)
-
-
 def format_function(params) -> str:
     c = params["constants"]
 
@@ -97,6 +65,7 @@ def format_function(params) -> str:
 class VQCRegression(Behaviour):
     slug = "vqc_regression"
     title = "Variational circuit regression"
+    rows = SIZES
     values = True
     fit_error = FIT_ERROR
     training_note = "BFGS on f at the listed points and {count} more x drawn uniformly from [-pi, pi]"
@@ -113,13 +82,22 @@ class VQCRegression(Behaviour):
         """Targets spread over at least MIN_SPREAD: no constant answer comes close."""
         return float(np.ptp(targets)) >= MIN_SPREAD
 
-    def instances(self, split):
-        return [json.loads(_instance(split, i)) for i in range(len(SIZES[split]))]
+    def draw(self, row, rng):
+        n, size = row
 
-    def private_instances(self):
-        """Per test row: a new seeded draw of f and points of the row's family and size."""
-        return [json.loads(draw_instance(n, size, seeded_rng(self.slug, "private", i)))
-                for i, (n, size) in enumerate(SIZES["test"])]
+        def uniform(low, high):
+            return round(float(rng.uniform(low, high)), 2)
+
+        def rule():
+            if n == 1:
+                a = uniform(-0.4, 0.4)
+                constants = {"a": a, "b": uniform(0.3, 0.9 - abs(a)), "c": uniform(-np.pi, np.pi)}
+            else:
+                constants = {"d": uniform(0.5, 1.0) * int(rng.choice([-1, 1])),
+                             "c1": uniform(-np.pi, np.pi), "c2": uniform(-np.pi, np.pi)}
+            return {"n": n, "constants": constants}
+
+        return self.first_fit(rng, size, rule)
 
     def statement(self, params):
         from .. import thresholds as th

@@ -122,6 +122,7 @@ class VQE(Computed, Problem):
     check = "variational"
     version = 2   # v2: the prompt states the CPU limit, the call, the register and what is checked
     checked = "the energy of the returned circuit's state"
+    arguments = (("n", "int"), ("terms", "list"))
 
     def instances(self, split):
         import json
@@ -134,12 +135,6 @@ class VQE(Computed, Problem):
 
         return [json.loads(_instance.__wrapped__(model, n, "private"))
                 for model, n in SIZES["test"]]
-
-    def signature(self, framework, params):
-        return "build_circuit(n: int, terms: list)"
-
-    def entry_args(self, params):
-        return [params["n"], params["terms"]]
 
     def statement(self, params):
         from .. import thresholds as th

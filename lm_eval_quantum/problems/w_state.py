@@ -11,40 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .prompts import QASM_HEADER
 from .base import MeasuredDistribution
-
-
-class WState(MeasuredDistribution):
-    slug = "w_state"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
-    title = "W-state measurement statistics"
-    test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
-
-    def statement(self, params):
-        n = params["n"]
-        return f"""
-        Prepare the {n}-qubit W state, the equal superposition (amplitude 1/sqrt({n})) of the
-        {n} basis states in which exactly one qubit is |1>, from the all-zero state. The
-        exact output distribution of measuring every qubit in the computational basis is
-        checked: each of the {n} bitstrings with exactly one '1' must occur with probability
-        1/{n}, and no other outcome may occur.
-        """
-
-    def target(self, params):
-        n = params["n"]
-        return {"0" * k + "1" + "0" * (n - 1 - k): 1 / n for k in range(n)}
-
-    def canonical(self, framework, params):
-        n = params["n"]
-        if framework == "qasm":
-            lines = QASM_HEADER + [f"qubit[{n}] q;", f"bit[{n}] c;", "x q[0];"]
-            for k in range(n - 1):
-                theta = 2 * math.acos(math.sqrt(1 / (n - k)))
-                lines += [f"cry({theta!r}) q[{k}], q[{k + 1}];", f"cx q[{k + 1}], q[{k}];"]
-            lines.append("c = measure q;")
-            return {"qasm": "\n".join(lines)}
-        return {"python": CODE[framework]}
 
 
 # Amplitude moves down the chain: after step k, qubit k keeps 1/(n - k) of the
@@ -84,5 +51,36 @@ def build_circuit(n: int):
         qml.CRY(2 * acos(sqrt(1 / (n - k))), wires=[k, k + 1])
         qml.CNOT(wires=[k + 1, k])''',
 }
+
+
+class WState(MeasuredDistribution):
+    slug = "w_state"
+    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    title = "W-state measurement statistics"
+    test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
+    code = CODE
+
+    def statement(self, params):
+        n = params["n"]
+        return f"""
+        Prepare the {n}-qubit W state, the equal superposition (amplitude 1/sqrt({n})) of the
+        {n} basis states in which exactly one qubit is |1>, from the all-zero state. The
+        exact output distribution of measuring every qubit in the computational basis is
+        checked: each of the {n} bitstrings with exactly one '1' must occur with probability
+        1/{n}, and no other outcome may occur.
+        """
+
+    def target(self, params):
+        n = params["n"]
+        return {"0" * k + "1" + "0" * (n - 1 - k): 1 / n for k in range(n)}
+
+    def qasm_body(self, params):
+        n = params["n"]
+        lines = ["x q[0];"]
+        for k in range(n - 1):
+            theta = 2 * math.acos(math.sqrt(1 / (n - k)))
+            lines += [f"cry({theta!r}) q[{k}], q[{k + 1}];", f"cx q[{k + 1}], q[{k}];"]
+        return lines
+
 
 PROBLEM = WState()
