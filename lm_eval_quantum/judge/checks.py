@@ -47,7 +47,8 @@ def empty_verdict(category: str, message: str, **extra) -> dict:
         "passed": False, "score": 0.0, "category": category, "message": message,
         "syntax_ok": category not in ("no_code", "syntax", "infra"),
         "exec_ok": False, "fidelity": None, "tvd": None, "kl": None, "gate_count": None, "depth": None,
-        "two_qubit_gates": None, "shots_used": 0, "oracle_calls": 0,
+        "two_qubit_gates": None, "mid_circuit_measurements": None, "resets": None,
+        "shots_used": 0, "oracle_calls": 0,
         "cpu_seconds": None, "wall_seconds": None, "isolation": None, "retried": False,
     }
     verdict.update(extra)

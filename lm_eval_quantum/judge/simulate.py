@@ -800,13 +800,24 @@ def circuit_stats(circuit: dict) -> dict:
     """Gate count (measure/barrier/reset excluded, oracle included), multi-qubit
     gates (>= 2 qubits), depth (qubit-wise critical path over gates and
     measurements; barriers ignored) and width.  A standard gate or the oracle is one
-    gate of depth 1; an op given by its matrix counts as `opaque_cost` says."""
-    gate_count = two = 0
+    gate of depth 1; an op given by its matrix counts as `opaque_cost` says.  Dynamic
+    programs: `mid_circuit_measurements` counts measured qubits that an op touches
+    afterwards, `resets` the qubits reset after an op touched them (as written; a loop
+    body counts once)."""
+    gate_count = two = mid = resets = 0
     level: dict[int, int] = {}
+    measured: set = set()
     for op in circuit["ops"]:
         kind, qubits = op_kind(op), op.get("qubits", [])
         if kind == "barrier":
             continue
+        if kind != "measure":
+            mid += len(measured.intersection(qubits))
+            measured.difference_update(qubits)
+        if kind == "reset":
+            resets += sum(q in level for q in qubits)
+        elif kind == "measure":
+            measured.update(qubits)
         step = 1
         if kind == "matrix":
             gates, twos, step = opaque_cost(op)
@@ -824,4 +835,6 @@ def circuit_stats(circuit: dict) -> dict:
         "two_qubit_gates": two,
         "depth": max(level.values(), default=0),
         "num_qubits": circuit["num_qubits"],
+        "mid_circuit_measurements": mid,
+        "resets": resets,
     }

@@ -44,7 +44,8 @@ WORST = {"tvd": 1.0, "kl": -math.log(KL_FLOOR)}
 # ratio metric -> (verdict field, canonical field)
 RATIOS = {"gate_count_ratio": "gate_count", "depth_ratio": "depth",
           "two_qubit_gate_ratio": "two_qubit_gates", "time_ratio": "cpu_seconds",
-          "shot_ratio": "shots_used"}
+          "shot_ratio": "shots_used", "measurement_ratio": "mid_circuit_measurements",
+          "reset_ratio": "resets"}
 
 
 class Verdict(dict):

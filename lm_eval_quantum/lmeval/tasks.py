@@ -35,7 +35,9 @@ SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + ("debugging",)
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).
 RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")
-LOWER_IS_BETTER = ("tvd", "kl", "shots_used", "shot_ratio", "gate_count_delta") + RATIO_METRICS
+# the efficiency of a dynamic program (reported by the kinds that read them)
+DYNAMIC_RATIOS = ("measurement_ratio", "reset_ratio")
+LOWER_IS_BETTER = ("tvd", "kl", "shots_used", "shot_ratio", "gate_count_delta") + RATIO_METRICS + DYNAMIC_RATIOS
 ERROR_CATEGORIES = ("no_code", "syntax", "missing_api", "runtime", "timeout",
                     "resource_limit", "shape_mismatch", "wrong_answer", "infra")
 
@@ -51,7 +53,7 @@ NANMEAN = Function("lm_eval_quantum.lmeval.metrics.nanmean")
 # own `bleu` aggregation, forking a process pool per task and printing a line and a progress
 # bar for each (metrics.bleu); this one has no standard error (N/A in the table)
 BLEU = Function("lm_eval_quantum.lmeval.metrics.bleu")
-NAN_MEAN_METRICS = RATIO_METRICS + ("shot_ratio", "gate_count_delta")
+NAN_MEAN_METRICS = RATIO_METRICS + DYNAMIC_RATIOS + ("shot_ratio", "gate_count_delta")
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def _grade_branches(session, circuit, inputs: list[int], outputs: list[int]) -> 
 
 
 KIND = Kind(
-    name="channel", grade=grade_channel, metrics=("fidelity",),
+    name="channel", grade=grade_channel, metrics=("fidelity", "measurement_ratio", "reset_ratio"),
     seed_free=True, by_category=False,
     rule="the parties' locality (judge/locality.py: no gate couples parties except a "
          "classically controlled one, or one conditioned on measured bits, over an allowed "

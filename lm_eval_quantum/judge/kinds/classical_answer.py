@@ -62,7 +62,7 @@ def grade_classical_answer(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="classical_answer", grade=grade_classical_answer, metrics=("success_probability",),
+    name="classical_answer", grade=grade_classical_answer, metrics=("success_probability", "measurement_ratio", "reset_ratio"),
     seed_free=True, by_category=False,
     rule="the exact probability that the answer read from the answer qubits is right, over the "
          "task's states and all measurement branches, reaches the task's optimum (1, the "

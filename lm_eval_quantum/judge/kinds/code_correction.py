@@ -81,7 +81,7 @@ def grade_code_correction(session, circuit) -> Grade:
 
 
 KIND = Kind(
-    name="code_correction", grade=grade_code_correction, metrics=("fidelity", "errors_corrected"),
+    name="code_correction", grade=grade_code_correction, metrics=("fidelity", "errors_corrected", "measurement_ratio", "reset_ratio"),
     seed_free=True, by_category=False,
     rule="for no error and every error of the stated set, injected at the program's first "
          "barrier, the exact logical channel (syndrome measurements and feed-forward "
