@@ -54,13 +54,6 @@ def _module(command: str):
     return importlib.import_module(f".{MODULES.get(command, command)}", __package__)
 
 
-def _isolation_flags(args) -> None:
-    from lm_eval_quantum.sandbox.isolation import take_isolation_flags
-
-    take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
-                          (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
-
-
 # The pack's own commands; anything else is lm-eval's command line with the pack
 # (lmeval/cli.py: run, ls, validate, or a bare `--tasks ...` read as run).
 PACK_COMMANDS = ("list", "doctor", "tasks-dir", "tiny-model", "selfcheck", "repair", "verify",
@@ -75,6 +68,8 @@ def main(argv=None, prog: str = "lm-eval-quantum") -> int:
 
         lm_eval_main(argv, pack_commands=PACK_COMMANDS)
         return 0
+    from lm_eval_quantum.sandbox.isolation import add_isolation_arguments, apply_isolation_arguments
+
     parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -96,13 +91,11 @@ def main(argv=None, prog: str = "lm-eval-quantum") -> int:
     p_self.add_argument("--max-docs", type=int, help="--mutants: the first K test docs per task")
     p_self.add_argument("--per-operator", type=int, default=6,
                         help="--mutants: mutants per operator and doc (default 6)")
-    p_self.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
-    p_self.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
+    add_isolation_arguments(p_self)
     sub.add_parser("tiny-model", help="print the embedded model path")
     p_doc = sub.add_parser("doctor", help="check the installation and the sandbox")
     p_doc.add_argument("--frameworks", help="comma-separated (default: all)")
-    p_doc.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
-    p_doc.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
+    add_isolation_arguments(p_doc)
     for name, help_text in MODULE_COMMANDS.items():
         _module(name).add_arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
@@ -122,10 +115,10 @@ def main(argv=None, prog: str = "lm-eval-quantum") -> int:
     elif args.command == "doctor":
         from .preflight import doctor
 
-        _isolation_flags(args)
+        apply_isolation_arguments(args)
         return doctor(args.frameworks.split(",") if args.frameworks else None)
     elif args.command == "selfcheck":
-        _isolation_flags(args)
+        apply_isolation_arguments(args)
         if args.seeds < 1:
             parser.error("--seeds must be at least 1")
         if args.mutants:

@@ -24,7 +24,7 @@ from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.lmeval import selection
 from lm_eval_quantum.lmeval.selection import is_glob
 
-VARIANTS = ("greedy", "sampled", "prefill", "ppl")     # "greedy" is the variant without a suffix
+VARIANTS = ("greedy", *selection.VARIANTS)     # "greedy" is the variant without a suffix
 
 
 def variant_label(variant: str) -> str:

@@ -20,23 +20,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import zlib
-
-import numpy as np
 
 from .. import thresholds as th
 from lm_eval_quantum.runtime.wire import (
-    SizeLimitError, WireError, check_circuit, check_message, op_kind)
+    CATEGORIES, SizeLimitError, WireError, check_circuit, check_message, op_kind)
 from . import equivalence, gateset, simulate
-from .grading import CheckFailure, served_distribution
+from .grading import CheckFailure, key_rng, key_words, served_distribution
 from .kinds import CHECKS
 from .reference import Reference
 
 log = logging.getLogger("lm_eval.quantum")
 
-# Categories a candidate may report about itself; "ok" and "infra" are the judge's.
-CANDIDATE_CATEGORIES = {"no_code", "syntax", "missing_api", "runtime", "timeout",
-                        "resource_limit", "shape_mismatch"}
+# Categories a candidate may report about itself; the others are the judge's.
+CANDIDATE_CATEGORIES = frozenset(CATEGORIES) - {"ok", "wrong_answer", "infra"}
 # The oracle service's refusal of a run request (judge.equivalence says why).
 RUN_REFUSAL = ("simulator.run accepts the circuit build_circuit returned, or one equivalent "
                "to it such as transpile(circuit, simulator)")
@@ -192,7 +188,7 @@ class Session:
             self._served[test] = served_distribution(dist, self.spec.get("canonical_success", 1.0))
         self.shots[test] = used
         self.requests += 1
-        rng = np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*self.key, test, self.requests)])
+        rng = key_rng(*self.key, test, self.requests)
         return {"counts": simulate.sample_counts(self._served[test], msg["shots"], rng)}
 
     def _differs(self, circuit: dict) -> str | None:
@@ -201,7 +197,7 @@ class Session:
         key = hashlib.sha256(json.dumps(circuit, sort_keys=True).encode()).digest()
         if key not in self._equivalent:
             artifact = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
-            seed = zlib.crc32(repr(self.key).encode())
+            seed = key_words(repr(self.key))[0]    # one word, of the whole key's repr
             self._equivalent[key] = equivalence.differs(artifact, circuit, seed)
         return self._equivalent[key]
 

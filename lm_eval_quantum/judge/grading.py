@@ -112,5 +112,16 @@ def framework_distribution(circuit: dict, framework: str, oracle=None) -> dict[s
     return out
 
 
+def key_words(*key) -> list[int]:
+    """The 32-bit seed words of a stable key (strings and ints): the crc32 of each part's
+    str, in order; every seeded draw of the judge starts from them."""
+    return [zlib.crc32(str(k).encode()) for k in key]
+
+
+def key_rng(*key) -> np.random.Generator:
+    """A numpy Generator seeded from a stable key (`key_words`)."""
+    return np.random.default_rng(key_words(*key))
+
+
 def sample_rng(session, salt: str) -> np.random.Generator:
-    return np.random.default_rng([zlib.crc32(str(k).encode()) for k in (*session.key, salt)])
+    return key_rng(*session.key, salt)

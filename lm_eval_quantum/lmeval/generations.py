@@ -63,12 +63,12 @@ import weakref
 from pathlib import Path
 
 from lm_eval_quantum.lmeval import _pth_hook
+from lm_eval_quantum.lmeval.selection import TASK_PREFIX
 
 __all__ = ["ENV_DIR", "generations_dir", "install", "last_saved", "rescore_command",
            "save_generations", "scoring_failed"]
 
 ENV_DIR = "LMQ_GENERATIONS_DIR"
-PREFIX = "quantum_"
 _MARK = _pth_hook.MARK
 
 logger = logging.getLogger("lm_eval.quantum")   # lm-eval configures "lm_eval"
@@ -279,7 +279,7 @@ def scoring_failed(task: str, err: BaseException) -> RuntimeError:
 
 def _ours(task) -> bool:
     name = getattr(task, "task_name", None)
-    return isinstance(name, str) and name.startswith(PREFIX)
+    return isinstance(name, str) and name.startswith(TASK_PREFIX)
 
 
 def _without_doc_bar(orig, self, args, kwargs):

@@ -34,6 +34,7 @@ import time
 from lm_eval_quantum.judge.extract import with_prefill
 from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.sandbox.isolation import LEVELS
+from lm_eval_quantum.lmeval.selection import TASK_PREFIX
 from lm_eval_quantum.lmeval.tasks import (
     BUG_CATEGORIES, ERROR_CATEGORIES, RATIO_METRICS, read_docs)
 from lm_eval_quantum.thresholds import KL_FLOOR, PASS_AT_K
@@ -247,7 +248,7 @@ def compact_logged_samples() -> None:
 
         @functools.wraps(original)
         def save_results_samples(self, task_name, samples):
-            if isinstance(task_name, str) and task_name.startswith("quantum_") and isinstance(samples, list):
+            if isinstance(task_name, str) and task_name.startswith(TASK_PREFIX) and isinstance(samples, list):
                 samples = [compact_sample(s) if isinstance(s, dict) else s for s in samples]
             return original(self, task_name, samples)
 

@@ -321,6 +321,8 @@ def write_outputs(report: dict, by_task: dict[str, list[DocRun]], output_path: s
 
 # --- command line -----------------------------------------------------------------------
 def add_arguments(p) -> None:
+    from lm_eval_quantum.sandbox.isolation import add_isolation_arguments
+
     p.add_argument("--model", required=True, help="lm-eval model name (hf, vllm, local-completions, "
                    "quantum-replay, ...)")
     p.add_argument("--model_args", default="", help='lm-eval model arguments "k=v,k=v"')
@@ -341,8 +343,7 @@ def add_arguments(p) -> None:
                    help=f"python,numpy,torch[,fewshot] seeds, or one for all (default {DEFAULT_SEED})")
     p.add_argument("--confirm_run_unsafe_code", action="store_true",
                    help="accepted for lm-eval compatibility; repair always runs answers in the sandbox")
-    p.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
-    p.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
+    add_isolation_arguments(p)
 
 
 def _seeds(value: str) -> list[int | None]:
@@ -399,7 +400,7 @@ def _repair(args) -> int:
     from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
     from lm_eval.utils import make_table, simple_parse_args_string
 
-    from lm_eval_quantum.sandbox.isolation import take_isolation_flags
+    from lm_eval_quantum.sandbox.isolation import apply_isolation_arguments
     from lm_eval_quantum.lmeval.sampling import install
     from lm_eval_quantum.sandbox import IsolationUnavailable, get_pool
     from lm_eval_quantum.lmeval.tasks import task_config
@@ -410,8 +411,7 @@ def _repair(args) -> int:
         raise RepairError(f"--limit must be positive, got {args.limit:g}")
     seeds = _seeds(args.seed)
     user_kwargs = simple_parse_args_string(",".join(args.gen_kwargs or []))
-    take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
-                          (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
+    apply_isolation_arguments(args)
     infos = select_tasks(args.tasks)
     try:
         pool = get_pool()           # fail on an unavailable isolation level before the model runs

@@ -21,6 +21,7 @@ import functools
 
 from lm_eval_quantum.lmeval import _pth_hook
 
+TASK_PREFIX = "quantum_"     # of every task of the pack (problems.task_name)
 VARIANTS = ("sampled", "prefill", "ppl")
 _MARK = _pth_hook.MARK
 
@@ -31,7 +32,7 @@ def is_glob(pattern: str) -> bool:
 
 def variant_of(name: str) -> str | None:
     """The variant of one of the pack's task names (`quantum_..._sampled` -> "sampled")."""
-    if not name.startswith("quantum_"):
+    if not name.startswith(TASK_PREFIX):
         return None
     tail = name.rsplit("_", 1)[-1]
     return tail if tail in VARIANTS else None

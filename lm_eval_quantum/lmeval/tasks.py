@@ -24,6 +24,7 @@ from pathlib import Path
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge.kinds import KINDS
 from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem, task_name
+from lm_eval_quantum.runtime.wire import CATEGORIES as VERDICT_CATEGORIES
 from lm_eval_quantum.sandbox.isolation import LEVELS
 
 BUG_CATEGORIES = ("C1", "C2", "C3", "C4")     # QBugLM's taxonomy (lm_eval_quantum.problems.debugging.bugs)
@@ -38,8 +39,8 @@ RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "tim
 # the efficiency of a dynamic program (reported by the kinds that read them)
 DYNAMIC_RATIOS = ("measurement_ratio", "reset_ratio")
 LOWER_IS_BETTER = ("tvd", "kl", "shots_used", "shot_ratio", "gate_count_delta") + RATIO_METRICS + DYNAMIC_RATIOS
-ERROR_CATEGORIES = ("no_code", "syntax", "missing_api", "runtime", "timeout",
-                    "resource_limit", "shape_mismatch", "wrong_answer", "infra")
+# the category of a verdict that failed (runtime.wire)
+ERROR_CATEGORIES = tuple(c for c in VERDICT_CATEGORIES if c != "ok")
 
 
 class Function(str):

@@ -433,21 +433,21 @@ def render(report: dict) -> str:
 
 # --- command line -------------------------------------------------------------------------
 def add_arguments(p) -> None:
+    from lm_eval_quantum.sandbox.isolation import add_isolation_arguments
+
     p.add_argument("submission", help="directory with the lm-eval results_*.json and samples_*.jsonl")
     p.add_argument("--out", help="write the report as JSON to this file")
-    p.add_argument("--isolation", help="sandbox level: auto (default), bwrap, kernel, rlimits")
-    p.add_argument("--min-isolation", help="fail unless the sandbox reaches this level")
+    add_isolation_arguments(p)
 
 
 def main(args) -> int:
     """The ``verify`` sub-command (parsed by ``lm_eval_quantum.__main__``): 0 when the
     submission matches, 1 when anything differs, 2 for bad input."""
-    from lm_eval_quantum.sandbox.isolation import take_isolation_flags
+    from lm_eval_quantum.sandbox.isolation import apply_isolation_arguments
 
     try:
         try:
-            take_isolation_flags([f"--{k.replace('_', '-')}={v}" for k, v in
-                                  (("isolation", args.isolation), ("min_isolation", args.min_isolation)) if v])
+            apply_isolation_arguments(args)
         except SystemExit as exc:       # an unavailable level: bad input (2), not a mismatch (1)
             if isinstance(exc.code, str):
                 raise VerifyError(exc.code) from None

@@ -432,6 +432,23 @@ def resolve(requested: str | None = "auto", minimum: str | None = None) -> str:
     return chosen
 
 
+def add_isolation_arguments(parser, strict: bool = False) -> None:
+    """Declare ``--isolation LEVEL`` and ``--min-isolation LEVEL`` on an argparse parser
+    (a sub-command's: `apply_isolation_arguments` then applies them); `strict` limits
+    them to the known levels (`take_isolation_flags`'s own parser)."""
+    parser.add_argument("--isolation", choices=("auto", *LEVELS) if strict else None,
+                        help=f"sandbox level: auto (default), {', '.join(LEVELS)}")
+    parser.add_argument("--min-isolation", choices=LEVELS if strict else None,
+                        help="fail unless the sandbox reaches this level")
+
+
+def apply_isolation_arguments(args) -> None:
+    """`take_isolation_flags` for the options `add_isolation_arguments` declared, once
+    parsed into `args` (an argparse namespace)."""
+    flags = {"--isolation": args.isolation, "--min-isolation": args.min_isolation}
+    take_isolation_flags([f"{flag}={value}" for flag, value in flags.items() if value])
+
+
 def take_isolation_flags(argv: Sequence[str]) -> list[str]:
     """Consume ``--isolation LEVEL`` / ``--min-isolation LEVEL`` (our flags, not
     lm-eval's) into ``LMQ_ISOLATION`` / ``LMQ_MIN_ISOLATION``; fail fast when the
@@ -439,8 +456,7 @@ def take_isolation_flags(argv: Sequence[str]) -> list[str]:
     import argparse
 
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--isolation", choices=("auto", *LEVELS))
-    parser.add_argument("--min-isolation", choices=LEVELS)
+    add_isolation_arguments(parser, strict=True)
     ours, rest = parser.parse_known_args(list(argv))
     if ours.isolation:
         os.environ[ENV_LEVEL] = ours.isolation

@@ -8,15 +8,13 @@ unitary (ancillas, subspace): |Tr(P T^dag U P) / d|^2 >= 1 - PROCESS_FIDELITY_EP
 """
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import simulate
 from lm_eval_quantum.judge.conventions import unitary_to_internal
 from lm_eval_quantum.judge.grading import (CheckFailure, Grade, clamp_fidelity, internal_index,
-                                           registers, split_ancillas, unitary_part)
+                                           key_rng, registers, split_ancillas, unitary_part)
 from lm_eval_quantum.judge.kinds import Kind
 
 
@@ -32,8 +30,7 @@ def _unitary_precheck(session, body: dict, target: np.ndarray) -> float | None:
     gives the estimate."""
     d = target.shape[0]
     # seeded by the doc, not the sample: the unitary check stays seed-free (SEED_FREE_KINDS)
-    rng = np.random.default_rng([zlib.crc32(str(k).encode())
-                                 for k in (*session.key[:3], "unitary-precheck")])
+    rng = key_rng(*session.key[:3], "unitary-precheck")
     states = rng.normal(size=(d, th.UNITARY_PRECHECK_STATES)) \
         + 1j * rng.normal(size=(d, th.UNITARY_PRECHECK_STATES))
     states /= np.linalg.norm(states, axis=0)

@@ -37,6 +37,7 @@ with the line of the candidate's program it came from.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 import struct
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 from openqasm3 import ast
 
 from lm_eval_quantum import thresholds as th
+from lm_eval_quantum.runtime.adapters import CandidateError
 
 # Integers are 64-bit at most (the width of an unsized `int` on any real target); a
 # program computing beyond that gets a clear error instead of a bignum that grows
@@ -70,13 +72,9 @@ STD_GATES = {
 BUILTIN_GATES = {"U": (3, 1)}
 
 
-class FoldError(Exception):
-    """A candidate's program cannot be evaluated: verdict category and message."""
-
-    def __init__(self, category: str, message: str):
-        super().__init__(message)
-        self.category = category
-        self.message = message
+class FoldError(CandidateError):
+    """A candidate's program cannot be evaluated: verdict category and message (the qasm
+    adapter passes it on with "OpenQASM error: " before the message)."""
 
 
 class _Located(Exception):
@@ -788,11 +786,23 @@ class Folder:
             out.append(_copy(node, expression=value))
 
     # --- control flow -------------------------------------------------------------
+    @contextlib.contextmanager
+    def _loop(self):
+        """Around a `for` or `while` loop: `break` and `continue` are allowed inside, and
+        `break` ends the loop (each iteration runs its block in
+        ``contextlib.suppress(_Continue)``)."""
+        self.loop_depth += 1
+        try:
+            yield
+        except _Break:
+            pass
+        finally:
+            self.loop_depth -= 1
+
     def _s_ForInLoop(self, node, scope, out):
         spec = self._type(node.type, scope) if node.type is not None else None
         values = self._iteration_values(node.set_declaration, scope)
-        self.loop_depth += 1
-        try:
+        with self._loop():
             for val in values:
                 self._step(node)
                 inner = Scope(scope)
@@ -800,14 +810,8 @@ class Folder:
                     val = coerce(val, spec, node.set_declaration)
                 inner.declare(node.identifier.name, Binding("value", val=val, spec=spec or TypeSpec(
                     val.kind, val.size)), node)
-                try:
+                with contextlib.suppress(_Continue):
                     self._block(node.block, inner, out)
-                except _Continue:
-                    continue
-                except _Break:
-                    break
-        finally:
-            self.loop_depth -= 1
 
     def _iteration_values(self, decl, scope):
         if isinstance(decl, ast.RangeDefinition):
@@ -842,8 +846,7 @@ class Folder:
         cond = self._expr(node.while_condition, scope)
         if not isinstance(cond, Val):
             return self._runtime_block(node, scope, out)
-        self.loop_depth += 1
-        try:
+        with self._loop():
             while True:
                 self._step(node)
                 cond = self._expr(node.while_condition, scope)
@@ -852,14 +855,8 @@ class Folder:
                           node.while_condition, "missing_api")
                 if not cond.v:
                     break
-                try:
+                with contextlib.suppress(_Continue):
                     self._block(node.block, Scope(scope), out)
-                except _Continue:
-                    continue
-                except _Break:
-                    break
-        finally:
-            self.loop_depth -= 1
 
     def _s_BranchingStatement(self, node, scope, out):
         cond = self._expr(node.condition, scope)
