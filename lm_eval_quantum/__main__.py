@@ -38,6 +38,8 @@ import argparse
 import importlib
 import sys
 
+from lm_eval_quantum.frameworks import FRAMEWORKS
+
 # sub-commands with a module of the same name, which has add_arguments(parser) and
 # main(args) -> exit status
 MODULE_COMMANDS = {
@@ -80,7 +82,7 @@ def main(argv=None, prog: str = "lm-eval-quantum") -> int:
                              "a plain word matches anywhere in a name (default: an overview)")
     p_list.add_argument("--groups", action="store_true", help="list the groups with their task counts")
     p_list.add_argument("--tags", action="store_true", help="list the tags with their task counts")
-    p_list.add_argument("--framework", help="only tasks of these frameworks (qasm,qiskit,cirq,pennylane)")
+    p_list.add_argument("--framework", help=f"only tasks of these frameworks ({','.join(FRAMEWORKS)})")
     p_list.add_argument("--suite", help="only tasks of these suites (e.g. state-preparation)")
     p_list.add_argument("--variant", help="only tasks of these variants (greedy,sampled,prefill,ppl)")
     p_self = sub.add_parser("selfcheck", help="check every canonical passes")

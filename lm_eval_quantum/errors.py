@@ -19,6 +19,8 @@ import math
 import os
 import sys
 
+from lm_eval_quantum.frameworks import SPECS
+
 PROG = "lm-eval-quantum"
 PACK_PREFIXES = ("quantum", "lmq")
 
@@ -30,12 +32,11 @@ EXTRA_OF_MODULE = {
     "matplotlib": "plot",
 }
 # Top-level module -> the distribution that provides it, for lm-eval-quantum's own
-# dependencies (and openqasm3, which qiskit-qasm3-import brings).
+# dependencies: the frameworks' (their specs, frameworks/<name>.py) and the rest.
 DIST_OF_MODULE = {
-    "qiskit": "qiskit", "qiskit_aer": "qiskit-aer", "qiskit_qasm3_import": "qiskit-qasm3-import",
-    "openqasm3": "openqasm3", "cirq": "cirq-core", "pennylane": "pennylane", "numpy": "numpy",
-    "ply": "ply", "datasets": "datasets", "sacrebleu": "sacrebleu", "tqdm": "tqdm",
-    "lm_eval": "lm-eval",
+    **{module: dist for spec in SPECS.values() for module, dist in spec.distributions.items()},
+    "numpy": "numpy", "ply": "ply", "datasets": "datasets", "sacrebleu": "sacrebleu",
+    "tqdm": "tqdm", "lm_eval": "lm-eval",
 }
 # What lm-eval's API clients need (lm-eval's own `api` extra).
 LM_EVAL_API_MODULES = ("aiohttp", "tenacity", "requests", "tiktoken")

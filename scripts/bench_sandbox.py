@@ -68,7 +68,7 @@ if str(ROOT) not in sys.path:
 
 from lm_eval_quantum.sandbox import isolation  # noqa: E402
 
-ALL_FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
+from lm_eval_quantum.frameworks import FRAMEWORKS as ALL_FRAMEWORKS  # noqa: E402
 TARGETS = {"overhead_ms": 25.0, "fresh_over_pool": 40.0, "pool_over_inproc": 2.0}
 TARGET_LEVELS = ("bwrap", "kernel")
 

@@ -30,12 +30,15 @@ import ast
 import re
 import textwrap
 
+from lm_eval_quantum.frameworks import SPECS
+
 # Linear-time scanning throughout: a response is untrusted and may be megabytes of fences.
 _FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^`\n]*)")
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
-_QASM_TAGS = ("qasm", "openqasm", "qasm2", "qasm3", "openqasm2", "openqasm3")
-_PYTHON_TAGS = ("python", "py", "python3", "py3", "ipython", "qiskit", "cirq", "pennylane",
-                "pycon", "sage")
+# fence tags read as each language: the generic ones and every framework's (its spec)
+_QASM_TAGS = ("qasm", *(t for s in SPECS.values() if s.language == "qasm" for t in s.fence_tags))
+_PYTHON_TAGS = ("python", "py", "python3", "py3", "ipython", "pycon", "sage",
+                *(t for s in SPECS.values() if s.language == "python" for t in s.fence_tags))
 _QASM_BODY = re.compile(r"^\s*(//[^\n]*\n\s*)*OPENQASM\b|^\s*(qubit\s*\[|qreg\s+\w+\s*\[)", re.M)
 _PY_BODY = re.compile(r"^\s*(def|import|from|class)\s|^\s*\w+\s*=", re.M)
 _PY_IMPORT = re.compile(r"^\s*(def|import|from)\s", re.M)

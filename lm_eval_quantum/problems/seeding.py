@@ -11,11 +11,11 @@ _SECRET_WORDS: tuple = ()
 def seeded_rng(*key):
     """A numpy Generator seeded from a stable key (strings and ints), and from the
     private split's secret while one is being drawn."""
-    import zlib
-
     import numpy as np
 
-    words = [*_SECRET_WORDS, *(zlib.crc32(str(k).encode()) for k in key)]
+    from lm_eval_quantum.judge.grading import key_words
+
+    words = [*_SECRET_WORDS, *key_words(*key)]
     return np.random.default_rng(words)
 
 

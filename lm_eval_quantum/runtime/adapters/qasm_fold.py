@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from openqasm3 import ast
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.runtime.adapters import CandidateError
+from lm_eval_quantum.runtime.adapters.failures import CandidateError
 
 # Integers are 64-bit at most (the width of an unsized `int` on any real target); a
 # program computing beyond that gets a clear error instead of a bignum that grows
