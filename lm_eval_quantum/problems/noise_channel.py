@@ -39,6 +39,7 @@ program, since the channel kind neither injects idle noise nor requires pulses.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -78,15 +79,6 @@ BASIS_VECTORS = {"z": np.eye(2), "x": np.array([[1, 1], [1, -1]]) / np.sqrt(2),
 def value_of(text: str) -> float:
     """"1/3" -> 1/3, "0.1" -> 0.1."""
     return float(Fraction(text))
-
-
-def qasm_literal(text: str) -> str:
-    """An exact parameter as an OpenQASM 3 float expression ("1/3" -> "1.0 / 3.0": an
-    int / int is integer division there)."""
-    if "/" in text:
-        num, den = text.split("/")
-        return f"{num}.0 / {den}.0"
-    return text
 
 
 def kraus(channel: str, value: str) -> list[np.ndarray]:
@@ -163,8 +155,14 @@ class NoiseChannel(DynamicProgram):
         out = []
         for i, kind in enumerate(PLAN["test" if split == "test" else "fewshot"]):
             rng = seeded_rng(self.slug, split, i)
+            used = {p["value"] for p in out}
             params = self.draw(rng, kind)
-            while params in out or params in taken:   # distinct, and disjoint from the test split
+            # distinct and disjoint from the test split; a value not used yet where one is left
+            for _ in range(100):
+                if params not in out and params not in taken and params["value"] not in used:
+                    break
+                params = self.draw(rng, kind)
+            while params in out or params in taken:
                 params = self.draw(rng, kind)
             out.append(params)
         return out
@@ -214,13 +212,19 @@ class NoiseChannel(DynamicProgram):
             layout = (f"the system qubit is qubit {s} and the ancilla is qubit {ancillas[0]}"
                       if len(ancillas) == 1 else
                       f"the system qubit is qubit {s} and the ancillas are {pieces}")
-            reuse = (" Only one ancilla qubit is available: a reset returns it to |0>, so that it "
-                     "can be used again." if channel == "depolarizing" and len(ancillas) == 1 else "")
-            intro = (f"Implement the {name} with {symbol} = {value} on one system qubit as a "
-                     "Stinespring dilation: a unitary on the system qubit and fresh ancilla qubits, "
-                     "after which the ancillas are discarded. The target channel, with "
-                     f"{symbol} = {value}: {formula(channel, value)}. Matrices are in the "
-                     "computational basis (|0>, |1>) of the system qubit, written row by row.\n\n"
+            if channel == "depolarizing" and len(ancillas) == 1:
+                how = ("with a single ancilla qubit: operations on the system qubit and the "
+                       "ancilla, after which the ancilla is discarded")
+                reuse = (" Only one ancilla qubit is available: a reset returns it to |0>, so "
+                         "that it can be used again.")
+            else:
+                how = ("as a Stinespring dilation: a unitary on the system qubit and fresh "
+                       "ancilla qubits, after which the ancillas are discarded")
+                reuse = ""
+            intro = (f"Implement the {name} with {symbol} = {value} on one system qubit {how}. "
+                     f"The target channel, with {symbol} = {value}: {formula(channel, value)}. "
+                     "Matrices are in the computational basis (|0>, |1>) of the system qubit, "
+                     "written row by row.\n\n"
                      f"The register has {plural(params['width'], 'qubit')}: {layout}. The system "
                      f"qubit starts in the channel's input state; every ancilla starts in |0>. At "
                      f"the end every qubit other than qubit {s}, and every measured bit, is discarded "
@@ -232,9 +236,10 @@ class NoiseChannel(DynamicProgram):
 
     def grading(self, params) -> str:
         s = params["system"]
+        others = "; every other qubit starts in |0>" if params["width"] > 1 else ""
         return (f"The judge checks this channel exactly: it runs your program on every input state "
-                f"of qubit {s} (including halves of entangled states; every other qubit starts in "
-                "|0>), follows every measurement outcome, and compares the channel from qubit "
+                f"of qubit {s} (including halves of entangled states{others}), follows every "
+                "measurement outcome, and compares the channel from qubit "
                 f"{s} at the start to qubit {s} at the end with the target by their Choi matrices "
                 "J = sum_k vec(K_k) vec(K_k)^dagger (over the channel's Kraus operators K_k). The "
                 "answer passes when the Choi states J/2 of your channel and of the target are "
@@ -242,8 +247,10 @@ class NoiseChannel(DynamicProgram):
 
     def reading(self, params):
         s = params["system"]
-        return (f"The judge keeps only the final state of qubit {s}; the other qubits and the "
-                "classical bits are traced out, so nothing needs to be measured at the end.")
+        rest = "the other qubits and the classical bits are" if params["width"] > 1 else \
+            "the classical bits are"
+        return (f"The judge keeps only the final state of qubit {s}; {rest} traced out, so "
+                "nothing needs to be measured at the end.")
 
     # --- the check ------------------------------------------------------------------------------
     def check_spec(self, framework, params):
@@ -269,6 +276,9 @@ class NoiseChannel(DynamicProgram):
         return {"python": CODE[self.code_key(params)][framework]}
 
     def qasm(self, params) -> list[str]:
+        """The OpenQASM canonical: angles as numbers, each with the formula it comes from
+        (qiskit.qasm3.loads, which the native tools use, has no `const` or `arcsin`; the
+        judge's own loader folds them, tests/test_problems_noise_channel.py)."""
         key, value, s = self.code_key(params), params["value"], params["system"]
         name, symbol, _, _ = CHANNELS[params["channel"]]
         head = QASM_HEADER + [f"qubit[{params['width']}] q;"]
@@ -280,45 +290,49 @@ class NoiseChannel(DynamicProgram):
             return head + ["bit[1] c;", *rotate, *before,
                            "// measure and forget: the qubit is left in the state of the outcome",
                            "c[0] = measure q[0];", *after]
+        x = value_of(value)
         ancillas = [f"q[{a}]" for a in self.ancillas(params)]
-        sys_q = f"q[{s}]"
-        var = {"lambda": "lam"}.get(symbol, symbol)
-        lines = [f"// the {name} with {symbol} = {value}",
-                 f"const float {var} = {qasm_literal(value)};"]
-        a = ancillas[0]
+        sys_q, a = f"q[{s}]", ancillas[0]
+        lines = [f"// the {name} with {symbol} = {value}"]
         if key == "amplitude_damping":
-            lines += ["// |1>|0> -> sqrt(1 - gamma)|1>|0> + sqrt(gamma)|1>|1> (sin^2(theta/2) = gamma)",
-                      f"cry(2 * arcsin(sqrt(gamma))) {sys_q}, {a};",
+            lines += ["// |1>|0> -> sqrt(1 - gamma)|1>|0> + sqrt(gamma)|1>|1>:",
+                      "// theta = 2 * arcsin(sqrt(gamma))",
+                      f"cry({2 * math.asin(math.sqrt(x))!r}) {sys_q}, {a};",
                       "// the excitation leaves the system where the ancilla took it",
                       f"cx {a}, {sys_q};"]
         elif key == "phase_damping":
             lines += ["// |1>|0> -> sqrt(1 - lambda)|1>|0> + sqrt(lambda)|1>|1>: the ancilla learns",
-                      "// about |1> without taking the excitation",
-                      f"cry(2 * arcsin(sqrt(lam))) {sys_q}, {a};"]
+                      "// about |1> without taking the excitation; theta = 2 * arcsin(sqrt(lambda))",
+                      f"cry({2 * math.asin(math.sqrt(x))!r}) {sys_q}, {a};"]
         elif key in ("dephasing", "bit_flip"):
             pauli = "cz" if key == "dephasing" else "cx"
-            lines += ["// ancilla: sqrt(1 - p)|0> + sqrt(p)|1>; it controls the error",
-                      f"ry(2 * arcsin(sqrt(p))) {a};",
+            lines += ["// the ancilla becomes sqrt(1 - p)|0> + sqrt(p)|1>: phi = 2 * arcsin(sqrt(p));",
+                      "// it controls the error",
+                      f"ry({2 * math.asin(math.sqrt(x))!r}) {a};",
                       f"{pauli} {a}, {sys_q};"]
         elif key == "depolarizing2":
             b = ancillas[1]
-            lines += ["// ancillas (a, b) = (" + a + ", " + b + "): sqrt(1 - p)|00> + sqrt(p/3)(|10> + |01> + |11>)",
-                      f"ry(2 * arcsin(sqrt(2 * p / 3))) {a};   // P(a = 1) = 2p/3",
-                      f"ch {a}, {b};                            // a = 1: b uniform",
+            lines += [f"// ancillas (a, b) = ({a}, {b}): sqrt(1 - p)|00> + sqrt(p/3)(|10> + |01> + |11>)",
+                      "// P(a = 1) = 2p/3: 2 * arcsin(sqrt(2 * p / 3))",
+                      f"ry({2 * math.asin(math.sqrt(2 * x / 3))!r}) {a};",
+                      "// a = 1: b uniform",
+                      f"ch {a}, {b};",
+                      "// a = 0: P(b = 1) = p / (3 - 2p): 2 * arcsin(sqrt(p / (3 - 2 * p)))",
                       f"x {a};",
-                      f"cry(2 * arcsin(sqrt(p / (3 - 2 * p)))) {a}, {b};   // a = 0: P(b = 1) = p/(3 - 2p)",
+                      f"cry({2 * math.asin(math.sqrt(x / (3 - 2 * x)))!r}) {a}, {b};",
                       f"x {a};",
                       "// X^a Z^b on the system: I, X, Z, XZ = -iY",
                       f"cz {b}, {sys_q};",
                       f"cx {a}, {sys_q};"]
         else:   # depolarizing1: X, Y and Z flips of probability q each, 3 q (1 - q) = p
-            lines += ["const float flip = (1 - sqrt(1 - 4 * p / 3)) / 2;",
-                      "// X, Y and Z flips, each with probability flip: I, X, Y, Z with",
-                      "// probabilities 1 - p, p/3, p/3, p/3; the one ancilla is reset between them"]
+            q = (1 - math.sqrt(1 - 4 * x / 3)) / 2
+            lines += ["// X, Y and Z flips, each with probability f = (1 - sqrt(1 - 4p/3)) / 2, give",
+                      "// I, X, Y, Z with probabilities 1 - p, p/3, p/3, p/3; the one ancilla",
+                      "// is reset between them; phi = 2 * arcsin(sqrt(f))"]
             for k, pauli in enumerate(("cx", "cy", "cz")):
                 if k:
                     lines.append(f"reset {a};")
-                lines += [f"ry(2 * arcsin(sqrt(flip))) {a};", f"{pauli} {a}, {sys_q};"]
+                lines += [f"ry({2 * math.asin(math.sqrt(q))!r}) {a};", f"{pauli} {a}, {sys_q};"]
         return head + lines
 
 

@@ -155,7 +155,7 @@ class RepetitionCode(DynamicProgram):
             anc = f"- the syndrome ancilla is qubit {ancillas[0]}, one for all {d - 1} checks."
             reuse = (f" The register has one ancilla for the {d - 1} checks: measure it after each "
                      "check and reset it to |0> before the next.")
-            deferred = (f"The syndrome must be measured mid-circuit: a deferred form (corrections "
+            deferred = (f"Measure the syndrome mid-circuit: a deferred form (corrections "
                         f"controlled by ancillas that keep their syndrome bits) needs {d - 1} "
                         "ancillas, more than this register has.")
         else:
@@ -176,8 +176,8 @@ class RepetitionCode(DynamicProgram):
                       f"pairs): the distance-5 code corrects every {P} error on at most two "
                       "qubits")
         rotate = ("" if bit else
-                  " (a Hadamard on every data qubit turns the phase-flip code into the bit-flip "
-                  "code, and a Z error into an X error)")
+                  " A Hadamard on every data qubit turns the phase-flip code into the bit-flip "
+                  "code (and a Z error into an X error).")
         return "\n".join([
             f"Protect one qubit with the distance-{d} {name} repetition code, using mid-circuit "
             f"measurement and feed-forward. The register has {w} qubits, all starting in |0> "
@@ -191,7 +191,7 @@ class RepetitionCode(DynamicProgram):
             "",
             "Write the program in this order:",
             f"1. Encode: map a|0> + b|1> on qubit {L} to {basis} on the data qubits, leaving "
-            "the ancillas in |0>.",
+            f"the {'ancilla' if len(ancillas) == 1 else 'ancillas'} in |0>.",
             f"2. A barrier on all {w} qubits, the program's first barrier: errors strike right "
             "after it. There every qubit outside the data qubits must be |0> (the encoded state "
             "lies on the data qubits alone).",
@@ -221,7 +221,7 @@ class RepetitionCode(DynamicProgram):
         d, L, bit = params["distance"], params["logical"], params["code"] == "bit"
         data, ancillas = registers(params)
         others = [q for q in data if q != L]
-        lines = [f"bit[{d - 1}] s;", "// encode: copy the basis state of the logical qubit "
+        lines = [f"bit[{d - 1}] syndrome;", "// encode: copy the basis state of the logical qubit "
                  "onto the other data qubits"]
         lines += [f"cx q[{L}], q[{k}];" for k in others]
         if not bit:
@@ -237,10 +237,10 @@ class RepetitionCode(DynamicProgram):
             if i >= len(ancillas):
                 lines += [f"reset q[{a}];"]
             lines += [f"cx q[{data[i]}], q[{a}];", f"cx q[{data[i + 1]}], q[{a}];",
-                      f"s[{i}] = measure q[{a}];"]
+                      f"syndrome[{i}] = measure q[{a}];"]
         lines += ["// correction by feed-forward: flip the lightest error with this syndrome"]
         for value, flipped in lookup_table(d).items():
-            lines += [f"if (s == {value}) {{ " + " ".join(f"x q[{data[k]}];" for k in flipped) + " }"]
+            lines += [f"if (syndrome == {value}) {{ " + " ".join(f"x q[{data[k]}];" for k in flipped) + " }"]
         lines += ["// decode onto the logical qubit"]
         lines += [f"cx q[{L}], q[{k}];" for k in others]
         return lines
@@ -270,7 +270,7 @@ from qiskit import ClassicalRegister, QuantumCircuit, QuantumRegister
 
 def build_circuit(code: str, data: list[int], ancillas: list[int], logical: int) -> QuantumCircuit:
     d = len(data)
-    syndrome = ClassicalRegister(d - 1, "s")
+    syndrome = ClassicalRegister(d - 1, "syndrome")
     qc = QuantumCircuit(QuantumRegister(len(data) + len(ancillas), "q"), syndrome)
     others = [k for k in data if k != logical]
     # encode: copy the basis state of the logical qubit onto the other data qubits

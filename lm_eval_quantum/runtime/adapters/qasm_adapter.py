@@ -19,7 +19,13 @@ resolved here, on the parsed AST, and no file is ever read:
 Before conversion the program is evaluated at compile time (`qasm_fold`): built-in
 constants and functions, `const` and classical variables, loops, `if`s with known
 conditions, gate definitions specialised per argument tuple, integer `pow(k) @`;
-only the gates a program uses are converted.  Every error names the line of the
+only the gates a program uses are converted.  Mid-circuit measurement (``c[0] =
+measure q[0];``), ``reset`` and statements whose condition reads measured bits at run
+time (``if (c[0])``, ``if (c[0] == 1) ... else ...``, ``if (c == 3)`` on a bit register,
+``if (!c[1])``, ``while (c[0] == 1)``, ``switch (c)``) are passed on with their
+conditions in the importer's forms and become Qiskit's if/else and while-loop
+operations: the wire's if and while blocks (qiskit adapter); any other run-time
+condition is refused with the forms that are supported.  Every error names the line of the
 candidate's program it came from ("line 7: ...").
 Conversion to the artifact, and the simulator proxy given to the python
 post-processing, are the qiskit adapter's.
@@ -31,7 +37,7 @@ import re
 import openqasm3
 from openqasm3 import ast
 from qiskit_qasm3_import.converter import ConvertVisitor
-from qiskit.circuit import Gate
+from qiskit.circuit import ControlFlowOp, Gate
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.runtime.adapters.failures import CandidateError
@@ -192,7 +198,8 @@ def _located(exc, lines: list[int]) -> str:
 
 
 def _opaque_oracle(circuit, spec: dict | None):
-    """Drop the empty body of every oracle call (also inside the program's own gates)."""
+    """Drop the empty body of every oracle call (also inside the program's own gates and
+    inside if / while blocks)."""
     if not spec:
         return circuit
     name, width = spec.get("name", "Oracle"), spec["num_qubits"]
@@ -201,6 +208,9 @@ def _opaque_oracle(circuit, spec: dict | None):
     while stack:
         for inst in stack.pop().data:
             op = inst.operation
+            if isinstance(op, ControlFlowOp):              # if / while blocks
+                stack.extend(block for block in op.blocks if block is not None)
+                continue
             if type(op) is not Gate or id(op) in seen:     # the importer's gates are plain
                 continue
             seen.add(id(op))

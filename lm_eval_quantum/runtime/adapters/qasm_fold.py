@@ -26,12 +26,17 @@ literal arguments:
     ``ctrl @``, ``negctrl @``, ``inv @`` and non-integer powers are left to the
     importer (exact for standard and user-defined gates).
 
-Statements that depend on measurement results (``if (c[0]) ...``) are passed on,
-folded, for the importer to judge; a classical variable cannot be updated inside
-them.  Work is bounded: at most `thresholds.QASM_UNROLL_STEPS` statements and loop
-iterations are executed, at most `thresholds.MAX_OPS` operations emitted (counted
-through gate definitions), the declared qubits may not exceed
-`thresholds.MAX_STATE_QUBITS`, and integers stay within 64 bits.  Everything a
+Statements that depend on measurement results are passed on, folded, with their
+condition in a form the importer converts (`Folder._runtime_condition`): a bit
+(``c[0]``), its negation (``!c[0]``, ``c[0] == 0``, ``c[0] != 1``) or a bit register
+equal to an integer (``c == 3``; ``c != 3`` swaps an ``if``'s branches); a ``switch``
+on measured bits becomes a chain of such ``if``s, its default the last ``else``.  Any
+other run-time condition is refused with the supported forms, and a classical variable
+cannot be updated inside them.  Work is bounded: at most `thresholds.QASM_UNROLL_STEPS`
+statements and loop iterations are executed, at most `thresholds.MAX_OPS` operations
+emitted (counted through gate definitions; a measurement in a loop counts like a gate),
+the declared qubits may not exceed `thresholds.MAX_STATE_QUBITS`, and integers stay
+within 64 bits.  Everything a
 program can trigger here raises `FoldError(category, message)` whose message starts
 with the line of the candidate's program it came from.
 """
@@ -44,6 +49,7 @@ import struct
 import dataclasses
 from dataclasses import dataclass
 
+import openqasm3
 from openqasm3 import ast
 
 from lm_eval_quantum import thresholds as th
@@ -492,6 +498,15 @@ class _Frame:
 _LITERALS = (ast.IntegerLiteral, ast.FloatLiteral, ast.BooleanLiteral)
 
 
+def _render(node) -> str:
+    """The source text of an expression, for a message (cut to 80 characters)."""
+    try:
+        text = " ".join(openqasm3.dumps(node).split())
+    except Exception:  # noqa: BLE001 - a message must never fail
+        text = type(node).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _modifier_name(mod) -> str:
     return mod.modifier.name
 
@@ -845,7 +860,7 @@ class Folder:
     def _s_WhileLoop(self, node, scope, out):
         cond = self._expr(node.while_condition, scope)
         if not isinstance(cond, Val):
-            return self._runtime_block(node, scope, out)
+            return self._runtime_block(node, scope, out, cond)
         with self._loop():
             while True:
                 self._step(node)
@@ -867,7 +882,7 @@ class Folder:
     def _s_SwitchStatement(self, node, scope, out):
         target = self._expr(node.target, scope)
         if not isinstance(target, Val):
-            _fail("switch on a measurement result is not supported", node.target, "missing_api")
+            return self._runtime_switch(node, target, scope, out)
         key = _int_of(target, "a switch value", node.target)
         for labels, block in node.cases:
             if any(self._int_expr(e, scope, "a case label") == key for e in labels):
@@ -875,22 +890,103 @@ class Folder:
         if node.default is not None:
             self._block(node.default.statements, Scope(scope), out)
 
-    def _runtime_block(self, node, scope, out, cond=None):
-        """A statement whose condition depends on a measurement: passed on, folded."""
+    def _runtime_block(self, node, scope, out, cond):
+        """A statement whose (folded) condition `cond` depends on a measurement: passed on
+        with its blocks folded and its condition in a form the importer converts."""
+        branching = isinstance(node, ast.BranchingStatement)
+        original = node.condition if branching else node.while_condition
+        cond, negated = self._runtime_condition(cond, original, scope, loop=not branching)
         self.runtime_depth += 1
         try:
-            if isinstance(node, ast.BranchingStatement):
+            if branching:
                 if_block, else_block = [], []
                 self._block(node.if_block, Scope(scope), if_block)
                 self._block(node.else_block, Scope(scope), else_block)
+                if negated:       # c != 3: the branches of c == 3, swapped
+                    if_block, else_block = else_block, if_block
                 out.append(_copy(node, condition=cond, if_block=if_block, else_block=else_block))
             else:
                 block = []
                 self._block(node.block, Scope(scope), block)
-                out.append(_copy(node, while_condition=self._expr_node(
-                    node.while_condition, scope), block=block))
+                out.append(_copy(node, while_condition=cond, block=block))
         finally:
             self.runtime_depth -= 1
+
+    def _runtime_switch(self, node, target, scope, out):
+        """A switch on measured bits: a chain of ifs over the same bits, ``if (t == a) {case
+        a} else if (t == b) {...} else {default}`` (a case with several labels is tested
+        once per label)."""
+        if self._bit_ref(target, scope) is None:
+            _fail(f"the switch target '{_render(node.target)}' is not known at compile time; a "
+                  "switch tested at run time needs a bit register (or a bit) as its target",
+                  node.target)
+        chain = [] if node.default is None else list(node.default.statements)
+        entries = [(label, block) for labels, block in node.cases for label in labels]
+        for label, block in reversed(entries):
+            value = self._int_expr(label, scope, "a case label")
+            cond = _new(ast.BinaryExpression, label.span, op=ast.BinaryOperator["=="],
+                        lhs=target, rhs=_new(ast.IntegerLiteral, label.span, value=value))
+            chain = [_new(ast.BranchingStatement, node.span, condition=cond,
+                          if_block=list(block.statements), else_block=chain)]
+        self._block(chain, Scope(scope), out)
+
+    def _bit_ref(self, node, scope):
+        """("bit", node) for a single bit (`b`, `c[0]`), ("register", node, size) for a bit
+        register, None for anything else (a folded expression node)."""
+        if isinstance(node, ast.IndexExpression):
+            index = node.index
+            if (isinstance(index, list) and len(index) == 1
+                    and isinstance(index[0], ast.IntegerLiteral)
+                    and self._bit_ref(node.collection, scope) is not None
+                    and self._bit_ref(node.collection, scope)[0] == "register"):
+                return ("bit", node)
+            return None
+        if isinstance(node, ast.Identifier):
+            binding = scope.lookup(node.name)
+            if isinstance(binding, Binding) and binding.kind == "opaque" and binding.what == "bit":
+                return ("bit", node) if binding.size is None else ("register", node, binding.size)
+        return None
+
+    def _runtime_condition(self, cond, original, scope, loop: bool):
+        """(condition, negated) for a condition `cond` (folded) known only at run time: a
+        bit (`c[0]`), its negation (`!c[0]`), or a bit register compared with an integer
+        (`c == 3`) - the forms the importer converts - and whether the statement's
+        branches are to be swapped (`c != 3`).  Anything else is refused with the forms
+        that are supported."""
+        def unsupported(why: str = ""):
+            forms = ("a bit (c[0], !c[0]), a bit compared with 0, 1, true or false (c[0] == 1, "
+                     "c[0] != 0), or a bit register compared with an integer (c == 3"
+                     + ("" if loop else ", c != 3") + ")")
+            _fail(f"the condition '{_render(original)}' is not known at compile time{why}; a "
+                  f"condition tested at run time (on measured bits) must be {forms}", original)
+
+        negated = False
+        while isinstance(cond, ast.UnaryExpression) and cond.op.name == "!":
+            negated, cond = not negated, cond.expression
+        ref, value = self._bit_ref(cond, scope), 1
+        if ref is None and isinstance(cond, ast.BinaryExpression) and cond.op.name in ("==", "!="):
+            negated ^= cond.op.name == "!="
+            for side, other in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
+                if isinstance(other, (ast.IntegerLiteral, ast.BooleanLiteral)):
+                    ref, value = self._bit_ref(side, scope), int(other.value)
+                    break
+        if ref is None:
+            unsupported()
+        span = getattr(cond, "span", None)
+        if ref[0] == "bit":
+            if value not in (0, 1):
+                unsupported(f" (a bit is 0 or 1, never {value})")
+            if value ^ negated:
+                return ref[1], False
+            return _new(ast.UnaryExpression, span, op=ast.UnaryOperator["!"],
+                        expression=ref[1]), False
+        if not 0 <= value < 2 ** ref[2]:
+            unsupported(f" ({value} does not fit the {ref[2]} bits of the register)")
+        if negated and loop:
+            unsupported(" (a while loop runs while bits equal a constant, not while they "
+                        "differ from one)")
+        return _new(ast.BinaryExpression, span, op=ast.BinaryOperator["=="], lhs=ref[1],
+                    rhs=_new(ast.IntegerLiteral, span, value=value)), negated
 
     def _s_Box(self, node, scope, out):
         body: list = []

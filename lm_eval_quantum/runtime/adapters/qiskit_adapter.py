@@ -14,6 +14,19 @@ barriers, delays and classical stores are recognised by isinstance tests, not by
 name: a user gate called `reset` or `measure` is the gate it is (a matrix op
 labelled `reset_gate` / `measure_gate`, or its definition expanded).
 
+Dynamic circuits: measurements and resets may come anywhere; control flow becomes the
+wire's flat if/while blocks (`_emit_control`): `if_test` (with `else_`) an "if",
+`while_loop` a "while", `switch` a chain of ifs over the target's bits (the default
+case the last else), `for_loop` is unrolled (at most thresholds.QASM_UNROLL_STEPS
+iterations in all) and `box` inlined.  A block's qubits and clbits are its
+instruction's, in order, however deeply nested.  A condition is a bit or register
+tuple, or an expression equal to one - `expr.lift(clbit)`, `expr.logic_not(clbit)`,
+`expr.equal(creg, 3)`, `expr.not_equal(...)` (a one-bit test flipped; an if on a
+register with its branches swapped, a while on one refused); a value that does not
+fit the bits never holds.  Any other condition, a classical variable (`Store`,
+`expr.Var`), `break_loop` and `continue_loop` are refused (`runtime`) with the forms
+supported.
+
 The opaque oracle is `Gate(name, num_qubits, [])` with no definition; any gate
 with the oracle's name and width is emitted as {"name": "oracle"} (the QASM
 adapter relies on this for `include "oracle.inc";`).
@@ -37,15 +50,20 @@ plain instructions, which no block collects (they are put back after).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from qiskit import QuantumCircuit
-from qiskit.circuit import Barrier, ControlFlowOp, Delay, Gate, Instruction, Measure, Reset, Store
+from qiskit.circuit import (CASE_DEFAULT, Barrier, BoxOp, BreakLoopOp, Clbit, ClassicalRegister,
+                            ContinueLoopOp, ControlFlowOp, Delay, ForLoopOp, Gate, IfElseOp,
+                            Instruction, Measure, Reset, Store, SwitchCaseOp, WhileLoopOp)
+from qiskit.circuit.classical import expr, types
 from qiskit.circuit.library import UnitaryGate, get_standard_gate_name_mapping
 from qiskit.providers import BackendV2, Options
 from qiskit.result import Counts
 from qiskit.transpiler import Target
 
+from lm_eval_quantum import thresholds
 from lm_eval_quantum.runtime import wire
 from lm_eval_quantum.runtime.adapters.candidate import call_entry
 from lm_eval_quantum.runtime.adapters.failures import CandidateError
@@ -86,7 +104,8 @@ def to_artifact(circuit, builder) -> None:
         )
     builder.set_width(circuit.num_qubits)
     builder.num_clbits = max(builder.num_clbits, circuit.num_clbits)
-    _emit(circuit, list(range(circuit.num_qubits)), list(range(circuit.num_clbits)), builder, 0)
+    _emit(circuit, list(range(circuit.num_qubits)), list(range(circuit.num_clbits)),
+          _Walk(builder), 0)
 
 
 @functools.lru_cache(maxsize=1)
@@ -119,19 +138,55 @@ def _matrix(op):
         return None
 
 
-def _emit(circ, qmap: list[int], cmap: list[int], builder, depth: int) -> None:
+class _Walk:
+    """One conversion: the builder, the for-loop iterations unrolled so far and the
+    if/while blocks open (the wire nests at most WIRE_MAX_DEPTH - 1 of them)."""
+
+    def __init__(self, builder):
+        self.builder = builder
+        self.iterations = 0
+        self.blocks = 0
+
+    def iterate(self, count: int = 1) -> None:
+        self.iterations += count
+        if self.iterations > thresholds.QASM_UNROLL_STEPS:
+            raise CandidateError(
+                "resource_limit", f"the circuit's for loops run more than "
+                f"{thresholds.QASM_UNROLL_STEPS} iterations when unrolled")
+
+    @contextlib.contextmanager
+    def block(self, name: str, clbits, value: int):
+        """An if/while block of the builder, within the wire's nesting cap."""
+        if self.blocks + 1 >= thresholds.WIRE_MAX_DEPTH:
+            raise CandidateError(
+                "resource_limit", f"classical control is nested more than "
+                f"{thresholds.WIRE_MAX_DEPTH - 1} blocks deep (a switch nests one if block "
+                "per case value)")
+        opener = self.builder.if_block if name == "if" else self.builder.while_block
+        self.blocks += 1
+        try:
+            with opener(clbits, value) as branch:
+                yield branch
+        finally:
+            self.blocks -= 1
+
+
+def _emit(circ, qmap: list[int], cmap: list[int], walk: _Walk, depth: int) -> None:
     if depth > _MAX_NESTING:
-        raise CandidateError("runtime", "gate definitions are nested too deeply")
+        raise CandidateError("runtime", "gate definitions or control-flow blocks are nested too deeply")
+    builder = walk.builder
     for inst in circ.data:
         op = inst.operation
         name = op.name
         qs = [qmap[circ.find_bit(q).index] for q in inst.qubits]
         cs = [cmap[circ.find_bit(c).index] for c in inst.clbits]
-        if isinstance(op, (ControlFlowOp, Store)):
-            raise CandidateError(
-                "runtime", f"classical control is not supported ('{name}' in the circuit)"
-            )
-        if isinstance(op, Measure):
+        if isinstance(op, (ControlFlowOp, BreakLoopOp, ContinueLoopOp)):
+            _emit_control(op, circ, qs, cs, cmap, walk, depth)
+        elif isinstance(op, Store):
+            raise CandidateError("runtime", f"classical variables are not supported ('{name}' in "
+                                 "the circuit): measure into classical bits and test those; "
+                                 f"{_SUPPORTED_CONDITIONS}")
+        elif isinstance(op, Measure):
             builder.measure(qs, cs)
         elif isinstance(op, Reset):
             builder.special("reset", qs)
@@ -157,7 +212,240 @@ def _emit(circ, qmap: list[int], cmap: list[int], builder, depth: int) -> None:
                     raise CandidateError(
                         "missing_api", f"instruction '{name}' has no definition or matrix"
                     )
-            _emit(op.definition, qs, cs, builder, depth + 1)
+            _emit(op.definition, qs, cs, walk, depth + 1)
+
+
+# --- classical control ------------------------------------------------------------------
+# A block's qubits and clbits are the instruction's qargs and cargs, in order; a
+# condition names bits of the circuit that holds the instruction.  Every condition
+# becomes the wire's "the integer whose bit i is clbits[i] equals value".
+_SUPPORTED_CONDITIONS = (
+    "a condition must test one classical bit ((clbit, 1), expr.lift(clbit), "
+    "expr.logic_not(clbit)) or compare a bit or a classical register with a constant "
+    "((creg, 3), expr.equal(creg, 3), expr.not_equal(clbit, 1)); inequalities, arithmetic "
+    "or bitwise operations on bits, several registers in one condition and classical "
+    "variables (Store, expr.Var) are not supported")
+_BINARY = {"BIT_AND": "&", "BIT_OR": "|", "BIT_XOR": "^", "LOGIC_AND": "&&", "LOGIC_OR": "||",
+           "EQUAL": "==", "NOT_EQUAL": "!=", "LESS": "<", "LESS_EQUAL": "<=", "GREATER": ">",
+           "GREATER_EQUAL": ">=", "SHIFT_LEFT": "<<", "SHIFT_RIGHT": ">>", "ADD": "+", "SUB": "-",
+           "MUL": "*", "DIV": "/"}
+_UNARY = {"BIT_NOT": "~", "LOGIC_NOT": "!", "NEGATE": "-"}
+
+
+class _Unsupported(Exception):
+    """A condition that is not an equality of bits with a constant."""
+
+
+def _bit_name(circ, bit) -> str:
+    try:
+        location = circ.find_bit(bit)
+    except Exception:  # noqa: BLE001 - a bit of another circuit
+        return "a classical bit"
+    if location.registers:
+        reg, index = location.registers[0]
+        return f"{reg.name}[{index}]"
+    return f"clbit {location.index}"
+
+
+def _show_condition(cond, circ) -> str:
+    """A short rendering of a condition for an error message."""
+    def show(e) -> str:
+        if isinstance(e, tuple) and len(e) == 2:
+            return f"({show(e[0])}, {e[1]!r})"
+        if isinstance(e, Clbit):
+            return _bit_name(circ, e)
+        if isinstance(e, ClassicalRegister):
+            return e.name
+        if isinstance(e, expr.Var):
+            if isinstance(e.var, (Clbit, ClassicalRegister)):
+                return show(e.var)
+            return e.name or "a classical variable"
+        if isinstance(e, expr.Value):
+            return repr(e.value)
+        if isinstance(e, expr.Binary):
+            return f"({show(e.left)} {_BINARY.get(e.op.name, e.op.name)} {show(e.right)})"
+        if isinstance(e, expr.Unary):
+            return f"{_UNARY.get(e.op.name, e.op.name)}{show(e.operand)}"
+        if isinstance(e, expr.Index):
+            return f"{show(e.target)}[{show(e.index)}]"
+        if isinstance(e, expr.Cast):
+            return f"{type(e.type).__name__.lower()}({show(e.operand)})"
+        return type(e).__name__
+
+    try:
+        text = show(cond)
+    except Exception:  # noqa: BLE001 - a message must never fail
+        text = type(cond).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _outer_bits(circ, cmap, bits) -> list[int]:
+    """Outer clbit indices of bits of `circ` (a register's bit 0 first)."""
+    try:
+        return [cmap[circ.find_bit(bit).index] for bit in bits]
+    except Exception:  # noqa: BLE001 - CircuitError: a bit the circuit does not have
+        raise _Unsupported from None
+
+
+def _target_bits(target, circ, cmap) -> list[int]:
+    """The outer clbits a condition target (a bit, a register, or an expression that
+    names one as it is) stands for; _Unsupported for anything computed."""
+    if isinstance(target, Clbit):
+        return _outer_bits(circ, cmap, [target])
+    if isinstance(target, ClassicalRegister):
+        return _outer_bits(circ, cmap, list(target))
+    if isinstance(target, expr.Var) and isinstance(target.var, (Clbit, ClassicalRegister)):
+        return _target_bits(target.var, circ, cmap)
+    if (isinstance(target, expr.Index) and isinstance(target.index, expr.Value)
+            and isinstance(target.target, expr.Var)
+            and isinstance(target.target.var, ClassicalRegister)):
+        reg, i = target.target.var, target.index.value
+        if isinstance(i, int) and 0 <= i < len(reg):
+            return _outer_bits(circ, cmap, [reg[i]])
+    if (isinstance(target, expr.Cast) and isinstance(target.type, types.Uint)
+            and isinstance(target.operand.type, (types.Bool, types.Uint))
+            and (isinstance(target.operand.type, types.Bool)
+                 or target.operand.type.width <= target.type.width)):
+        return _target_bits(target.operand, circ, cmap)   # a widening cast keeps the value
+    raise _Unsupported
+
+
+def _constant(e):
+    """The integer value of a constant expression (a bool is 0/1), else None."""
+    while isinstance(e, expr.Cast) and isinstance(e.operand, expr.Value):
+        e = e.operand
+    if isinstance(e, expr.Value) and isinstance(e.value, (bool, int)):
+        return int(e.value)
+    return None
+
+
+def _parse_condition(cond, circ, cmap) -> tuple[list[int], int, bool]:
+    """(clbits, value, negated): the condition holds when the integer whose bit i is
+    clbits[i] equals value (differs from it, if negated)."""
+    if isinstance(cond, tuple):
+        if len(cond) != 2 or not isinstance(cond[1], (bool, int)):
+            raise _Unsupported
+        return _target_bits(cond[0], circ, cmap), int(cond[1]), False
+    if not isinstance(cond, expr.Expr) or not isinstance(cond.type, types.Bool):
+        raise _Unsupported
+    if isinstance(cond, expr.Unary) and cond.op in (expr.Unary.Op.LOGIC_NOT, expr.Unary.Op.BIT_NOT):
+        bits, value, negated = _parse_condition(cond.operand, circ, cmap)
+        return bits, value, not negated
+    if isinstance(cond, expr.Binary) and cond.op in (expr.Binary.Op.EQUAL, expr.Binary.Op.NOT_EQUAL):
+        negated = cond.op == expr.Binary.Op.NOT_EQUAL
+        for side, other in ((cond.left, cond.right), (cond.right, cond.left)):
+            value = _constant(other)
+            if value is not None:
+                return _target_bits(side, circ, cmap), value, negated
+        raise _Unsupported
+    if (isinstance(cond, expr.Cast) and isinstance(cond.operand.type, types.Uint)):
+        return _target_bits(cond.operand, circ, cmap), 0, True     # bool(creg): creg != 0
+    bits = _target_bits(cond, circ, cmap)
+    if len(bits) != 1:
+        raise _Unsupported
+    return bits, 1, False
+
+
+def _condition(op, circ, cmap) -> tuple[list[int], int, bool]:
+    """(clbits, value, negated) of a control-flow op's condition (a switch's target is
+    compared case by case); a negated one-bit test becomes the other value.  A value
+    that does not fit the bits never holds."""
+    switch = isinstance(op, SwitchCaseOp)
+    cond = op.target if switch else op.condition
+    try:
+        if switch:
+            bits, value, negated = _target_bits(cond, circ, cmap), 0, False
+        else:
+            bits, value, negated = _parse_condition(cond, circ, cmap)
+        if not bits or len(set(bits)) != len(bits):
+            raise _Unsupported
+    except _Unsupported:
+        what = "the target" if switch else "the condition"
+        raise CandidateError(
+            "runtime", f"{what} {_show_condition(cond, circ)} of '{op.name}' is not supported: "
+            f"{_SUPPORTED_CONDITIONS}") from None
+    if negated and len(bits) == 1 and value in (0, 1):
+        value, negated = 1 - value, False
+    return bits, value, negated
+
+
+def _fits(bits: list[int], value: int) -> bool:
+    return 0 <= value < 2 ** len(bits)
+
+
+def _emit_control(op, circ, qs: list[int], cs: list[int], cmap: list[int], walk: _Walk,
+                  depth: int) -> None:
+    """An if/else, while, switch, for or box: wire if/while blocks, for loops unrolled."""
+    builder = walk.builder
+
+    def body(block) -> None:
+        if block is not None:
+            _emit(block, qs, cs, walk, depth + 1)
+
+    if isinstance(op, (BreakLoopOp, ContinueLoopOp)):
+        word = "break" if isinstance(op, BreakLoopOp) else "continue"
+        raise CandidateError("runtime", f"'{op.name}' ({word} in a loop) is not supported; "
+                             "loop while a condition on measured bits holds instead "
+                             "(qc.while_loop((clbit, 1)))")
+    if isinstance(op, BoxOp):
+        body(op.blocks[0])
+    elif isinstance(op, ForLoopOp):
+        indexset, parameter, block = op.params
+        try:
+            count = len(indexset)
+        except OverflowError:      # range(10**20)
+            count = thresholds.QASM_UNROLL_STEPS + 1
+        if count > thresholds.QASM_UNROLL_STEPS:
+            walk.iterate(count)        # raises before anything is unrolled
+        bind = parameter is not None and parameter in block.parameters
+        for value in indexset:
+            walk.iterate()
+            body(block.assign_parameters({parameter: value}, inplace=False) if bind else block)
+    elif isinstance(op, IfElseOp):
+        bits, value, negated = _condition(op, circ, cmap)
+        then, other = op.blocks[0], (op.blocks[1] if len(op.blocks) > 1 else None)
+        if negated:
+            then, other = other, then
+        if not _fits(bits, value):       # never holds
+            body(other)
+            return
+        with walk.block("if", bits, value) as branch:
+            body(then)
+            if other is not None:
+                branch.otherwise()
+                body(other)
+    elif isinstance(op, WhileLoopOp):
+        bits, value, negated = _condition(op, circ, cmap)
+        if negated:
+            raise CandidateError(
+                "runtime", f"the condition {_show_condition(op.condition, circ)} of "
+                f"'{op.name}' is not supported: a while loop runs while bits equal a constant "
+                "((creg, 3), expr.equal(creg, 3), (clbit, 1)), not while they differ from one")
+        if not _fits(bits, value):       # never runs
+            return
+        with walk.block("while", bits, value):
+            start = len(builder.ops)
+            body(op.blocks[0])
+            if len(builder.ops) == start:  # nothing but delays: the loop spins, or never runs
+                builder.special("barrier", qs)
+    elif isinstance(op, SwitchCaseOp):
+        bits, _, _ = _condition(op, circ, cmap)
+        cases, default = [], None
+        for values, block in op.cases_specifier():
+            for v in values:
+                if v is CASE_DEFAULT:
+                    default = block
+                elif _fits(bits, int(v)) and all(int(v) != seen for seen, _ in cases):
+                    cases.append((int(v), block))
+        # a chain: if (target == v1) {case 1} else {if (target == v2) {...} else {default}}
+        with contextlib.ExitStack() as stack:
+            for v, block in cases:
+                branch = stack.enter_context(walk.block("if", bits, v))
+                body(block)
+                branch.otherwise()
+            body(default)
+    else:
+        raise CandidateError("runtime", f"the control-flow operation '{op.name}' is not supported")
 
 
 # --- simulator proxy ------------------------------------------------------------
