@@ -149,3 +149,16 @@ def test_a_channel_is_compared_with_its_target_by_choi_matrices():
     assert grade.passed, grade.message
     weak = circuit(2, 0, [g("cry", 0, 1, params=[theta / 2]), g("cx", 1, 0)])
     assert not CHECKS["channel"](session(spec, target), weak).passed
+
+
+PROTOCOL = {"owners": [["alice"], ["source", "alice"], ["source", "bob"]],
+            "names": ["m[0]", "a[0]", "b[0]"], "classical": [["alice", "bob"]]}
+
+
+def test_feed_forward_follows_the_classical_channels_of_a_protocol():
+    spec = {"kind": "channel", "mode": "quantum", "inputs": [0], "outputs": [2], "protocol": PROTOCOL}
+    assert CHECKS["channel"](session(spec), teleport()).passed
+    # Bob measures his qubit and Alice acts on it: no channel bob -> alice
+    backwards = circuit(3, 3, [*teleport()["ops"], measure(2, 2), *if_([2], 1, [g("x", 0)])])
+    grade = CHECKS["channel"](session(spec), backwards)
+    assert not grade.passed and "receives classical bits" in grade.message

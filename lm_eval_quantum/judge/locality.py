@@ -162,15 +162,21 @@ class _Parties:
 
 
 def _conditioned(parties: _Parties, qubits, owners: set, name: str) -> str | None:
-    """Rule 5: the holder of the op's qubits may receive the bits it is conditioned on."""
+    """Rule 5: a party that can hold the op's qubits (now or later, as rule 2) applies it
+    and may receive the bits it is conditioned on; the qubits move to the first such party."""
+    for party in parties.order:
+        steps = [parties.reach(q, party) for q in qubits]
+        if None in steps or any((s, party) not in parties.channels for s in owners - {party}):
+            continue
+        for q, s in zip(qubits, steps):
+            parties.pos[q] = s
+        return None
     holder = parties.owners[qubits[0]][parties.pos[qubits[0]]]
-    for sender in sorted(owners - {holder}):
-        if (sender, holder) not in parties.channels:
-            allowed = ", ".join(f"{s} -> {r}" for s, r in sorted(parties.channels)) or "none"
-            return (f"protocol violation: {name} on {parties.label(qubits)} is applied by "
-                    f"{holder} under a condition on bits {sender} measured, but {sender} "
-                    f"cannot send classical bits to {holder} (allowed: {allowed})")
-    return None
+    allowed = ", ".join(f"{s} -> {r}" for s, r in sorted(parties.channels)) or "none"
+    return (f"protocol violation: {name} on {parties.label(qubits)} is conditioned on bits "
+            f"{' and '.join(sorted(owners))} measured, but no party that can hold "
+            f"{parties.label(qubits)} (now {holder}) receives classical bits from "
+            f"{'them' if len(owners) > 1 else 'it'} (allowed: {allowed})")
 
 
 def violation(circuit: dict, protocol: dict) -> str | None:
