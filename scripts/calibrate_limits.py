@@ -10,7 +10,10 @@ gates, shots and median CPU time: the denominators of the efficiency ratios
 (`gate_count_ratio`, `depth_ratio`, `two_qubit_gate_ratio`, `shot_ratio`,
 `time_ratio`).
 
-    python scripts/calibrate_limits.py [--repeats 3] [--check]
+    python scripts/calibrate_limits.py [--repeats 3] [--check] [--problems SLUG,...]
+
+`--problems` measures only those problems' tasks and keeps every other task's entries
+of the committed file (a new or changed problem).
 
 `--check` measures again and fails if a canonical now needs more than the
 limit sized from the committed file (the margin no longer holds).
@@ -35,12 +38,12 @@ from lm_eval_quantum.problems import PROBLEM_MODULES, get_problem  # noqa: E402
 from lm_eval_quantum.lmeval.tasks import read_docs  # noqa: E402
 from lm_eval_quantum.thresholds import sized_limits  # noqa: E402
 
-STATS = ("gate_count", "depth", "two_qubit_gates", "shots_used")
+STATS = ("gate_count", "depth", "two_qubit_gates", "shots_used", "mid_circuit_measurements", "resets")
 
 
-def measure(repeats: int) -> tuple[dict, dict]:
+def measure(repeats: int, slugs=PROBLEM_MODULES) -> tuple[dict, dict]:
     items, keys = [], []
-    for slug in PROBLEM_MODULES:
+    for slug in slugs:
         if get_problem(slug).check == "label":    # a line number or a category: nothing runs
             continue
         for framework in get_problem(slug).frameworks:
@@ -70,8 +73,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--problems", help="comma-separated problems to measure (default: all)")
     args = parser.parse_args()
-    tasks, docs = measure(args.repeats)
+    slugs = args.problems.split(",") if args.problems else PROBLEM_MODULES
+    tasks, docs = measure(args.repeats, slugs)
     if args.check:
         committed = cost_file.canonical_costs()
         bad = []
@@ -83,6 +88,10 @@ def main() -> None:
         if bad:
             raise SystemExit(f"canonical answers exceed their sized limits: {bad}")
         return
+    if args.problems:           # keep every other task's committed entries
+        committed = json.loads(cost_file.COST_FILE.read_text())
+        tasks = dict(sorted({**committed["tasks"], **tasks}.items()))
+        docs = dict(sorted({**committed["docs"], **docs}.items()))
     cost_file.COST_FILE.write_text(json.dumps({
         "measured": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
         f"{platform.python_implementation()} {platform.python_version()}",
