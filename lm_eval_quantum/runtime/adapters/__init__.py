@@ -20,7 +20,8 @@ It declares, as literals read without importing it, ``ORDER``, ``PRELOAD`` and
   ``WARM``: its warm-up job's fields (`warm.WARM_JOB`).
 
 What the adapters have in common: `candidate` (loading and calling the candidate's
-Python), `builder`, `session` (the job and the oracle-task loop), `failures` (wire
+Python), `builder`, `conditions` (a framework's classical condition as the wire's if
+blocks, exactly), `session` (the job and the oracle-task loop), `failures` (wire
 categories and messages pointing at the candidate's own lines) and `warm`.
 """
 from __future__ import annotations
