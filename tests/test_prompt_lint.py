@@ -314,6 +314,8 @@ _GRADED = {
     "classifier": r"(?i)\bjudge calls\b[^.]*\bonce per\b",
     "repair": r"(?i)\bchecked by exact simulation\b",
     "label": r"(?i)\banswer with the (category|line number) only\b",
+    "classical_answer": r"(?i)\bprobability of a right answer\b",
+    "code_correction": r"(?i)\bjudge checks this channel\b",
 }
 
 

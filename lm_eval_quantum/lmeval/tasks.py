@@ -32,7 +32,9 @@ BUG_CATEGORIES = ("C1", "C2", "C3", "C4")     # QBugLM's taxonomy (lm_eval_quant
 from lm_eval_quantum.paths import DATA_DIR  # noqa: E402  (re-read by the scripts and tests)
 QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circuits")
 QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
-SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + ("debugging",)
+# programs with mid-circuit measurement, reset and feed-forward (issue M)
+DYNAMIC_SUITES = ("dynamic-circuits",)
+SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + DYNAMIC_SUITES + ("debugging",)
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).
 RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")

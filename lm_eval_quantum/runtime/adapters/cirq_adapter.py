@@ -132,6 +132,11 @@ def _index(qubit) -> int:
     return qubit.x
 
 
+# How a Cirq program marks a barrier (an error-injection point): an identity on the
+# qubits tagged "barrier", `cirq.IdentityGate(n).on(*qubits).with_tags("barrier")`.
+BARRIER_TAG = "barrier"
+
+
 def _emit(op, builder, state: _State, depth: int) -> None:
     if depth > _MAX_NESTING:
         raise CandidateError("runtime", "operations are nested too deeply")
@@ -154,6 +159,9 @@ def _emit(op, builder, state: _State, depth: int) -> None:
         return
     if isinstance(gate, Oracle):
         builder.call_oracle(qubits)
+        return
+    if isinstance(gate, cirq.IdentityGate) and BARRIER_TAG in op.tags:
+        builder.special("barrier", qubits)   # Cirq has no barrier: a tagged identity marks one
         return
     if not qubits:  # global phase
         return
