@@ -161,10 +161,10 @@ def native_unitary(doc, code: str | None = None, args: list | None = None) -> np
 
 # Protocols: a substitution that keeps the parties' locality but breaks the channel
 # (Bob's Z correction becomes an X; Alice's Z encoding an X; Bob's basis change an X).
-WRONG["teleportation"] = {
-    "qasm": ("cz q[", "cx q["), "qiskit": ("qc.cz(m[i], b[i])", "qc.cx(m[i], b[i])"),
-    "cirq": ("cirq.CZ(q[m[i]], q[b[i]])", "cirq.CNOT(q[m[i]], q[b[i]])"),
-    "pennylane": ("qml.CZ(wires=[m[i], b[i]])", "qml.CNOT(wires=[m[i], b[i]])")}
+WRONG["teleportation"] = {   # Bob's feed-forward Z correction becomes an X
+    "qasm": ("{ z q[", "{ x q["), "qiskit": ("qc.z(b[i])", "qc.x(b[i])"),
+    "cirq": ("cirq.Z(q[b[i]]).with_classical_controls", "cirq.X(q[b[i]]).with_classical_controls"),
+    "pennylane": ("qml.cond(bit_m, qml.PauliZ)", "qml.cond(bit_m, qml.PauliX)")}
 WRONG["superdense_coding"] = {
     "qasm": ("cz q[", "cx q["), "qiskit": ("qc.cz(x[2 * i], a[i])", "qc.cx(x[2 * i], a[i])"),
     "cirq": ("cirq.CZ(q[x[2 * i]], q[a[i]])", "cirq.CNOT(q[x[2 * i]], q[a[i]])"),

@@ -162,3 +162,12 @@ def test_feed_forward_follows_the_classical_channels_of_a_protocol():
     backwards = circuit(3, 3, [*teleport()["ops"], measure(2, 2), *if_([2], 1, [g("x", 0)])])
     grade = CHECKS["channel"](session(spec), backwards)
     assert not grade.passed and "receives classical bits" in grade.message
+
+
+def test_the_statistics_count_mid_circuit_measurements_and_resets():
+    stats = simulate.circuit_stats(teleport())
+    assert stats["mid_circuit_measurements"] == 0      # Alice's qubits are not touched again
+    reuse = circuit(2, 2, [g("h", 0), measure(0, 0), {"name": "reset", "qubits": [0]},
+                           g("h", 0), measure(0, 1), g("cx", 0, 1)])
+    stats = simulate.circuit_stats(reuse)
+    assert (stats["mid_circuit_measurements"], stats["resets"]) == (2, 1)

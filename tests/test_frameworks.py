@@ -366,7 +366,8 @@ def test_oracle_semantics_and_stats():
     u = simulate.unitary({**circ, "ops": [{"name": "oracle", "qubits": [2, 0, 1]}]}, oracle=oracle)
     assert np.allclose(u.conj().T @ u, np.eye(8))
     assert simulate.circuit_stats(circ) == {
-        "gate_count": 7, "two_qubit_gates": 1, "depth": 5, "num_qubits": 3}
+        "gate_count": 7, "two_qubit_gates": 1, "depth": 5, "num_qubits": 3,
+        "mid_circuit_measurements": 0, "resets": 0}
 
 
 # --- oracle tasks with the simulator proxy --------------------------------------------

@@ -198,7 +198,7 @@ def violation(circuit: dict, protocol: dict) -> str | None:
             continue
         conditions = set().union(*(owners for _, owners in blocks)) if blocks else set()
         if kind == "measure":
-            for q, c in zip(qubits, op["clbits"]):
+            for q, c in zip(qubits, op.get("clbits", ())):
                 bit_owner[c] = parties.owners[q][parties.pos[q]]
         if not qubits or kind in _SKIPPED:
             if qubits and conditions and kind != "barrier":
