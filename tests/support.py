@@ -247,3 +247,28 @@ def score_with_canonicals(docs, answers):
            for d, v in zip(docs, canon) if not v["passed"]]
     assert not bad, bad
     return canon, verdicts[len(docs):]
+
+
+def adapter_artifact(doc, code: str | None = None) -> dict:
+    """The wire circuit the framework's adapter makes of an answer (default: the doc's
+    canonical), run in process as the sandbox runs it (trusted test code only)."""
+    from lm_eval_quantum import thresholds
+    from lm_eval_quantum.runtime.adapters import run_job
+
+    spec = json.loads(doc["check"])
+    code = canonical_code(doc["canonical"]) if code is None else code
+    lang = "qasm" if doc["framework"] == "qasm" else "python"
+    sent = []
+
+    class Channel:
+        def send(self, msg):
+            sent.append(msg)
+
+        def request(self, msg):
+            raise AssertionError("no oracle service in adapter_artifact")
+
+    run_job({"framework": doc["framework"], "sources": {"qasm": None, "python": None, lang: code},
+             "entry": spec["entry"], "args": spec["args"], "num_qubits": spec["num_qubits"],
+             "oracle": None, "post": None, "limits": thresholds.SandboxLimits().as_dict()}, Channel())
+    assert [m["type"] for m in sent] == ["artifact"], sent
+    return sent[0]["circuit"]

@@ -23,7 +23,8 @@ from functools import reduce
 
 import numpy as np
 import pytest
-from support import native_circuit, native_state, native_unitary, score_with_canonicals
+from support import (adapter_artifact, native_state, native_unitary,
+                     score_with_canonicals)
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -49,10 +50,13 @@ WRONG = {
                      **dict.fromkeys(_PY3, (3, "for j in range(m):             # coin 0",
                                            "for j in reversed(range(m)):   # coin 0"))},
     # Bob's Z correction becomes an X
-    "entanglement_swapping": {"qasm": (1, "cz q[1], q[3];", "cx q[1], q[3];"),
-                              "qiskit": (1, "qc.cz(1, 3)", "qc.cx(1, 3)"),
-                              "cirq": (1, "cirq.CZ(q[1], q[3])", "cirq.CNOT(q[1], q[3])"),
-                              "pennylane": (1, "qml.CZ(wires=[1, 3])", "qml.CNOT(wires=[1, 3])")},
+    "entanglement_swapping": {"qasm": (1, "if (c[0]) { z q[3]; }", "if (c[0]) { x q[3]; }"),
+                              "qiskit": (1, "with qc.if_test((qc.clbits[0], 1)):\n        qc.z(3)",
+                                         "with qc.if_test((qc.clbits[0], 1)):\n        qc.x(3)"),
+                              "cirq": (1, 'cirq.Z(q[3]).with_classical_controls("s1")',
+                                       'cirq.X(q[3]).with_classical_controls("s1")'),
+                              "pennylane": (1, "qml.cond(bit1, qml.PauliZ)(wires=3)",
+                                            "qml.cond(bit1, qml.PauliX)(wires=3)")},
     # Bob rotates the wrong way (x = 1, y = 0: cos(pi/4) becomes cos(3 pi/4))
     "chsh": {"qasm": (2, "ry(-(pi/4)) q[1];", "ry(pi/4) q[1];"),
              "qiskit": (2, "qc.ry(-bob[y], 1)", "qc.ry(bob[y], 1)"),
@@ -216,6 +220,13 @@ def _check_target(problem, doc):
         u = native_unitary(doc)
         assert abs(np.trace(perm.T @ u) / 2**n) ** 2 > FIDELITY
         return
+    if slug == "entanglement_swapping":
+        # the canonical measures and corrects by feed-forward, which a state vector cannot
+        # follow (and Aer's density-matrix method samples the branches): its exact mixture is
+        # the judge's, run below; tests/test_dynamic_*.py check that semantics independently
+        bell = np.array(BELL[params["target"]]) / np.sqrt(2)    # data qubits (0, 3)
+        assert _overlap(_by_qubit(np.asarray(target), fw), bell) > FIDELITY
+        return
     psi = native_state(doc)
     if slug == "chsh":
         probs = {format(i, "02b"): float(abs(v) ** 2) for i, v in enumerate(psi)}
@@ -229,12 +240,6 @@ def _check_target(problem, doc):
         if doc["split"] == "test":   # the optimal strategy wins with cos^2(pi/8)
             win = sum(p for k, p in target.items() if int(k[0]) ^ int(k[1]) == params["x"] & params["y"])
             assert win == pytest.approx(np.cos(np.pi / 8) ** 2, abs=1e-12)
-        return
-    by_qubit = _by_qubit(psi, fw)
-    if slug == "entanglement_swapping":
-        _check_swapping(doc, by_qubit)
-        bell = np.array(BELL[params["target"]]) / np.sqrt(2)    # data qubits (0, 3)
-        assert _overlap(_by_qubit(np.asarray(target), fw), bell) > FIDELITY
         return
     assert _overlap(target, psi) > FIDELITY
     STATE_CHECKS[slug](doc, _by_qubit(np.asarray(target), fw))
@@ -262,7 +267,7 @@ def _check_locality(doc):
 
     from qiskit import QuantumCircuit
 
-    assert violation(artifact(native_circuit(doc)), protocol) is None
+    assert violation(adapter_artifact(doc), protocol) is None
     cheat = QuantumCircuit(4)
     cheat.h(0)
     cheat.cx(0, 3)
