@@ -80,3 +80,11 @@ def slot_instances(problem, split: str, draw, restart: bool = True) -> list[dict
                 out.append(params)
                 break
     return out
+
+
+class public_draws(secret_draws):
+    """``with public_draws():`` the public draws again, inside a private split's drawing
+    (a problem whose private rows must match its public rows' shape)."""
+
+    def __init__(self):
+        self.words = ()

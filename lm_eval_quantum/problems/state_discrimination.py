@@ -41,7 +41,7 @@ from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.problems.base import DynamicProgram
 from lm_eval_quantum.problems.circuits import pi_text, pi_value
 from lm_eval_quantum.problems.prompts import QASM_HEADER, answer_rule, plural, power_text
-from lm_eval_quantum.problems.seeding import seeded_rng
+from lm_eval_quantum.problems.seeding import public_draws, seeded_rng
 
 CASES = ("basis", "sign", "bell", "ghz_w", "helstrom", "unambiguous", "parity")
 TEST_CASES = ("basis", "sign", "bell", "bell", "ghz_w", "helstrom", "helstrom",
@@ -499,6 +499,19 @@ class StateDiscrimination(DynamicProgram):
 
     def draw(self, rng, case: str | None = None) -> dict:
         return draw(rng, case)
+
+    def private_instances(self):
+        """Per public test row, a draw of the same case and register width."""
+        with public_draws():
+            public_rows = self.instances("test")
+        rows = []
+        for j, public in enumerate(public_rows):
+            rng = seeded_rng(self.slug, "private", j)
+            params = draw(rng, public["case"])
+            while params["n"] != public["n"] or params in rows:
+                params = draw(rng, public["case"])
+            rows.append(params)
+        return rows
 
     def width(self, params):
         return params["n"]
