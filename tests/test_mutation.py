@@ -19,7 +19,7 @@ from lm_eval_quantum.problems.debugging import mutation
 from lm_eval_quantum.api import load_docs
 from lm_eval_quantum.problems.debugging.mutation import doc_context, doc_mutants, doc_sources
 from lm_eval_quantum.problems.debugging.operators import (
-    OPERATORS, QASM_GATES, parse_qasm_gate, python_mutants, qasm_mutants)
+    QASM_GATES, STATIC_OPERATORS, parse_qasm_gate, python_mutants, qasm_mutants)
 from lm_eval_quantum.problems.debugging.truth import GROUND_TRUTH, ground_truth
 
 pytest.importorskip("qiskit_qasm3_import")
@@ -69,7 +69,8 @@ def test_qasm_mutants_are_deterministic_and_load(problem):
     doc = _doc("qasm", problem)
     first, again, other = _qasm(doc, 0), _qasm(doc, 0), _qasm(doc, 1)
     assert first == again and first != other
-    expected = set(OPERATORS) - ({"angle"} if problem != "qft" else set())  # no angles
+    # no angles; no classical control, so no dynamic operators
+    expected = set(STATIC_OPERATORS) - ({"angle"} if problem != "qft" else set())
     assert {op for op, _ in first} == expected
     original = _source(doc)
     for op, text in first:

@@ -2,12 +2,25 @@
 
 `OPERATORS`: a gate deleted, two adjacent gates swapped, a gate replaced by
 another of the same shape, an angle changed, qubits permuted, a cancelling pair
-inserted.  `qasm_mutants` applies them line by line to an OpenQASM 3 program
-(its gate-statement parser `parse_qasm_gate` also serves `bugs`);
-`python_mutants` finds the gate applications in the AST of a Python answer's
-entry function and splices the changed text into the source.  Both return
-[(operator, mutated source)], at most `per_operator` per operator, drawn by the
-given `random.Random`.
+inserted (`STATIC_OPERATORS`); and, for dynamic circuits (`DYNAMIC_OPERATORS`), a
+classical condition negated (OpenQASM ``if (c[k])`` -> ``if (!c[k])``, any other
+``if (cond) {...}`` -> ``if (cond) { } else {...}``, as Qiskit's importer reads no ``!=``
+on registers; Qiskit ``if_test((bit, 1))`` -> value 0, a register value with its lowest
+bit flipped; PennyLane ``qml.cond(m, ...)`` -> ``qml.cond(~(m), ...)``), a condition on
+another measured bit (another bit or register
+of the same width; another ``if_test`` target; another Cirq measurement key in
+``with_classical_controls``; another PennyLane measurement value), a reset dropped
+(``reset q[k];``, ``qc.reset(q)``, ``cirq.reset(q)``, PennyLane ``reset=True`` ->
+``reset=False``), a gate under an OpenQASM condition moved to another qubit of its
+register, and an OpenQASM mid-circuit measurement dropped (one whose bit or qubit a
+later statement uses).  `qasm_mutants` applies them line by line to an OpenQASM 3
+program (its gate-statement parser `parse_qasm_gate` also serves `bugs`);
+`python_mutants` finds the gate applications (and the classical control) in the AST
+of a Python answer's entry function and splices the changed text into the source.
+Both return [(operator, mutated source)], at most `per_operator` per operator, drawn
+by the given `random.Random`; the dynamic operators come after the static ones and
+draw nothing from it on a program without measurement, reset or condition, so those
+programs get the same mutants as before.
 
 Only the circuit construction is mutated: the QASM program (its python
 post-processing block is kept verbatim) or the body of the entry function
@@ -22,7 +35,13 @@ import random
 import re
 from dataclasses import dataclass
 
-OPERATORS = ("delete", "swap", "replace", "angle", "permute", "insert_pair")
+STATIC_OPERATORS = ("delete", "swap", "replace", "angle", "permute", "insert_pair")
+# Dynamic circuits (mid-circuit measurement, reset, feed-forward): a condition negated, a
+# condition on another measured bit (key, measurement value), a reset dropped, a
+# conditioned gate moved to another qubit, a mid-circuit measurement dropped.
+DYNAMIC_OPERATORS = ("negate_condition", "condition_bit", "drop_reset", "retarget",
+                     "drop_measure")
+OPERATORS = STATIC_OPERATORS + DYNAMIC_OPERATORS
 ADD_ANGLE_QASM = "pi/3"
 ADD_ANGLE_PY = 1.0471975511965976  # pi/3
 ADD_EXPONENT = 1 / 3  # Cirq exponents are angles in units of pi
@@ -214,6 +233,190 @@ def qasm_mutants(source: str, rng: random.Random, per_operator: int):
             cands.append((pos, stmt))
         for pos, stmt in _sample(rng, cands, per_operator):
             emit("insert_pair", [(pos, (stmt, stmt))])
+    return out + _qasm_dynamic(lines, registers, rng, per_operator)
+
+
+# --- OpenQASM 3: dynamic circuits ----------------------------------------------------------
+_BIT_DECL = re.compile(r"^\s*bit\s*(?:\[\s*(\d+)\s*\])?\s*([A-Za-z_]\w*)\s*;|"
+                       r"^\s*creg\s+([A-Za-z_]\w*)\s*\[\s*(\d+)\s*\]\s*;")
+_MEASURE_LINE = re.compile(
+    r"^\s*(?:([A-Za-z_]\w*)(\[\d+\])?\s*=\s*measure\s+([A-Za-z_]\w*)(\[\d+\])?"
+    r"|measure\s+([A-Za-z_]\w*)(\[\d+\])?\s*->\s*([A-Za-z_]\w*)(\[\d+\])?)\s*;\s*(//.*)?$")
+_RESET_LINE = re.compile(r"^\s*reset\s+[A-Za-z_]\w*(\[\d+\])?\s*;\s*(//.*)?$")
+_CONTROL = re.compile(r"\b(if|while)\s*\(")
+_BIT_REF = re.compile(r"\b([A-Za-z_]\w*)\s*\[\s*(\d+)\s*\]")
+_NAME = re.compile(r"\b([A-Za-z_]\w*)\b(?!\s*\[)")
+
+
+def _closing(text: str, start: int, pair: str = "()") -> int | None:
+    """The index of the bracket closing the one at `start`."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += (text[i] == pair[0]) - (text[i] == pair[1])
+        if depth == 0:
+            return i
+    return None
+
+
+def _negated(cond: str) -> str | None:
+    """A one-bit condition negated (``c[k]`` <-> ``!c[k]``), else None."""
+    body = cond.strip()
+    if re.fullmatch(r"!\s*[A-Za-z_]\w*(\s*\[\s*\d+\s*\])?", body):
+        return body[1:].strip()
+    if re.fullmatch(r"[A-Za-z_]\w*(\s*\[\s*\d+\s*\])?", body):
+        return "!" + body
+    return None
+
+
+def _else_free(text: str, start: int) -> int | None:
+    """`text[start:]` opens an `if` block (``{``) that no `else` follows: the index just
+    after its ``{``, else None."""
+    m = re.compile(r"\s*\{").match(text, start)
+    if not m:
+        return None
+    close = _closing(text, m.end() - 1, "{}")
+    if close is None or re.match(r"\s*else\b", text[close + 1:]):
+        return None
+    return m.end()
+
+
+def _qasm_dynamic(lines: list[str], registers: dict, rng: random.Random, per_operator: int):
+    """[(operator, mutated source)] of the dynamic operators on an OpenQASM program."""
+    bits = {}
+    for line in lines:
+        m = _BIT_DECL.match(line)
+        if m:
+            name, size = (m.group(2), m.group(1) or 0) if m.group(2) else (m.group(3), m.group(4))
+            bits[name] = int(size)      # 0: a single `bit b;`
+    measures = []   # (line index, (qubit register, index or None), (bit register, index or None))
+    for i, line in enumerate(lines):
+        m = _MEASURE_LINE.match(line)
+        if m:
+            if m.group(1):
+                creg, cidx, qreg, qidx = m.group(1), m.group(2), m.group(3), m.group(4)
+            else:
+                qreg, qidx, creg, cidx = m.group(5), m.group(6), m.group(7), m.group(8)
+            as_int = (lambda t: int(t.strip("[] ")) if t else None)
+            measures.append((i, (qreg, as_int(qidx)), (creg, as_int(cidx))))
+    measured_bits = sorted({f"{c}[{k}]" if k is not None else c for _, _, (c, k) in measures
+                            if k is not None or bits.get(c) == 0})
+    measured_regs = sorted({c for _, _, (c, k) in measures if k is None and bits.get(c)}
+                           | {c for _, _, (c, k) in measures if k is not None and bits.get(c)})
+    out = []
+
+    def emit(op, index, text):
+        new = list(lines)
+        if text is None:
+            del new[index]
+        else:
+            new[index] = text
+        out.append((op, "\n".join(new)))
+
+    # conditions: (line, start, end) spans of the text inside `if (...)` / `while (...)`
+    conds = []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("//"):
+            continue
+        for m in _CONTROL.finditer(line):
+            close = _closing(line, m.end() - 1)
+            if close is not None:
+                conds.append((i, m.end(), close))
+    # negate a condition: a one-bit one in place (`!c[k]`); any other `if` by running its
+    # block when the condition fails (`if (cond) { } else { ... }`: Qiskit's importer
+    # reads no `!=` or `!` on a register comparison)
+    negations = []
+    for i, a, b in conds:
+        line = lines[i]
+        flipped = _negated(line[a:b])
+        if flipped is not None:
+            negations.append((i, line[:a] + flipped + line[b:]))
+        elif re.search(r"\bif\s*\($", line[:a]):
+            after = _else_free("\n".join([line] + lines[i + 1:]), b + 1)
+            if after is not None and after <= len(line):   # its `{` on the same line
+                negations.append((i, line[:after] + " } else {" + line[after:]))
+    for i, text in _sample(rng, negations, per_operator):
+        emit("negate_condition", i, text)
+    # condition on another measured bit (or another measured register of the same width)
+    cands = []
+    for i, a, b in conds:
+        text = lines[i][a:b]
+        for m in _BIT_REF.finditer(text):
+            if m.group(1) not in bits:
+                continue
+            here = f"{m.group(1)}[{int(m.group(2))}]"
+            cands += [(i, a + m.start(), a + m.end(), other) for other in measured_bits if other != here]
+        for m in _NAME.finditer(text):
+            name = m.group(1)
+            if name not in bits:
+                continue
+            alts = (measured_bits if bits[name] == 0 else        # a single `bit b;`
+                    [r for r in measured_regs if bits[r] == bits[name]])
+            cands += [(i, a + m.start(), a + m.end(), other) for other in alts if other != name]
+    for i, a, b, other in _sample(rng, cands, per_operator):
+        line = lines[i]
+        emit("condition_bit", i, line[:a] + other + line[b:])
+    # drop a reset
+    resets = [i for i, line in enumerate(lines) if _RESET_LINE.match(line)]
+    for i in _sample(rng, resets, per_operator):
+        emit("drop_reset", i, None)
+    # retarget a gate under a condition to another qubit of its register
+    cands = []
+    depth_open = []          # brace depths of open multi-line conditional blocks
+    depth = 0
+    for i, line in enumerate(lines):
+        code = line.split("//", 1)[0]
+        if depth_open and (g := parse_qasm_gate(line, i)):
+            cands += [(i, 0, len(line), g, k) for k in range(len(g.operands))]
+        for m in re.finditer(r"\{", code):
+            close = _closing(code, m.start(), "{}")
+            head = code[:m.start()].rstrip()
+            conditional = head.endswith(")") or head.endswith("else")
+            if close is None:
+                if conditional:
+                    depth_open.append(depth)
+                continue
+            if not conditional:
+                continue
+            inner_start = m.start() + 1
+            for stmt in re.finditer(r"[^;{}]+;", code[inner_start:close]):
+                g = parse_qasm_gate(" " + stmt.group(0).strip(), i)
+                if g is not None:
+                    a = inner_start + stmt.start()
+                    cands += [(i, a, inner_start + stmt.end(), g, k) for k in range(len(g.operands))]
+        depth += code.count("{") - code.count("}")
+        while depth_open and depth <= depth_open[-1]:
+            depth_open.pop()
+    picks = []
+    for i, a, b, g, k in cands:
+        refs = g.indexed()
+        if not refs:
+            continue
+        reg, _ = refs[k]
+        free = [j for j in range(registers.get(reg, 0)) if (reg, j) not in refs]
+        if free:
+            picks.append((i, a, b, g, k, reg, free))
+    for i, a, b, g, k, reg, free in _sample(rng, picks, per_operator):
+        operands = list(g.operands)
+        operands[k] = f"{reg}[{rng.choice(free)}]"
+        line = lines[i]
+        if a == 0 and b == len(line):
+            emit("retarget", i, g.text(operands=operands))
+        else:
+            stmt = g.text(operands=operands).strip()
+            emit("retarget", i, line[:a] + " " + stmt + line[b:])
+    # drop a mid-circuit measurement: its bit is read by a later condition, or a later
+    # statement acts on its qubit
+    mids = []
+    for i, (qreg, qidx), _ in measures:
+        if qidx is None:
+            continue
+        later = [line.split("//", 1)[0] for line in lines[i + 1:]]
+        uses = re.compile(rf"\b{re.escape(qreg)}\s*\[\s*{qidx}\s*\]")
+        if any(_CONTROL.search(t) or (uses.search(t) and not t.strip().startswith("barrier"))
+               for t in later):
+            mids.append(i)
+    for i in _sample(rng, mids, per_operator):
+        emit("drop_measure", i, None)
     return out
 
 
@@ -503,7 +706,7 @@ def python_mutants(source: str, framework: str, entry: str, width: int, rng: ran
     sites = src.sites
     out = []
     if not sites:
-        return out
+        return out + _python_dynamic(src, rng, per_operator)
     cirq_like = framework == "cirq"
 
     # delete: `pass` for a gate statement; `[]` (an empty op tree) for a Cirq op
@@ -610,4 +813,80 @@ def python_mutants(source: str, framework: str, entry: str, width: int, rng: ran
             cands.append(src.replaced(s.stmt, text))
     for edit in _sample(rng, cands, per_operator):
         out.append(("insert_pair", src.splice([edit])))
+    return out + _python_dynamic(src, rng, per_operator)
+
+
+def _python_dynamic(src: _PySource, rng: random.Random, per_operator: int):
+    """[(operator, mutated source)] of the dynamic operators on the entry function:
+    Qiskit ``with qc.if_test((target, value))`` (value negated, another target) and
+    ``qc.reset(q)``; Cirq ``op.with_classical_controls(key)`` (another key) and
+    ``cirq.reset(q)``; PennyLane ``qml.cond(m, ...)`` (``~(m)``, another measurement value)
+    and ``qml.measure(w, reset=...)``."""
+    if src.entry is None:
+        return []
+    fw = src.framework
+    calls = [n for n in ast.walk(src.entry) if isinstance(n, ast.Call)]
+
+    def attr(call):
+        return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+    def on_name(call, name=None):
+        value = call.func.value
+        return isinstance(value, ast.Name) and (name is None or value.id == name)
+
+    negate, other, drop = [], [], []   # [(node, replacement text)]
+    if fw == "qiskit":
+        tests = [c for c in calls if attr(c) == "if_test" and c.args
+                 and isinstance(c.args[0], ast.Tuple) and len(c.args[0].elts) == 2]
+        targets = list(dict.fromkeys(src.text(c.args[0].elts[0]) for c in tests))
+        for c in tests:
+            target, value = c.args[0].elts
+            if isinstance(value, ast.Constant) and value.value in (0, 1):
+                negate.append((value, str(1 - int(value.value))))
+            else:
+                negate.append((value, f"({src.text(value)}) ^ 1"))
+            here = src.text(target)
+            alts = [t for t in targets if t != here]
+            if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                    and type(target.slice.value) is int):
+                base, k = src.text(target.value), target.slice.value
+                alts += [t for j in (k - 1, k + 1) if j >= 0
+                         and (t := f"{base}[{j}]") not in alts]
+            other += [(target, t) for t in alts]
+        drop = [(src.parents[c], "pass") for c in calls
+                if attr(c) == "reset" and on_name(c) and isinstance(src.parents.get(c), ast.Expr)
+                and src.indent(src.parents[c]) is not None]
+    elif fw == "cirq":
+        controls = [c for c in calls if attr(c) == "with_classical_controls"]
+        keys = [src.text(a) for c in controls for a in c.args]
+        keys += [src.text(k.value) for c in calls if attr(c) == "measure"
+                 for k in c.keywords if k.arg == "key"]
+        keys = list(dict.fromkeys(keys))
+        for c in controls:
+            for a in c.args:
+                other += [(a, k) for k in keys if k != src.text(a)]
+        drop = [(c, "[]") for c in calls if attr(c) == "reset" and on_name(c, src.alias)]
+    else:
+        conds = [c for c in calls if attr(c) == "cond" and on_name(c, src.alias) and c.args]
+        values = []
+        for node in ast.walk(src.entry):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target, value = node.targets[0], node.value
+            pairs = (zip(target.elts, value.elts) if isinstance(target, ast.Tuple)
+                     and isinstance(value, ast.Tuple) else [(target, value)])
+            values += [t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, ast.Call)
+                       and attr(v) == "measure"]
+        texts = list(dict.fromkeys(values + [src.text(c.args[0]) for c in conds]))
+        for c in conds:
+            here = src.text(c.args[0])
+            negate.append((c.args[0], f"~({here})"))
+            other += [(c.args[0], t) for t in texts if t != here]
+        drop = [(k.value, "False") for c in calls if attr(c) == "measure" and on_name(c, src.alias)
+                for k in c.keywords
+                if k.arg == "reset" and not (isinstance(k.value, ast.Constant) and k.value.value is False)]
+    out = []
+    for name, cands in (("negate_condition", negate), ("condition_bit", other), ("drop_reset", drop)):
+        for node, text in _sample(rng, cands, per_operator):
+            out.append((name, src.splice([src.replaced(node, text)])))
     return out

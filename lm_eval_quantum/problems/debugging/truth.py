@@ -24,6 +24,19 @@ cached `Operator` (so the 2^m x 2^m matrix is not copied per circuit); Cirq
 uses `final_state_vector` with the `MatrixGate` in place.  The pipeline checks
 an algorithm answer's circuit exactly by the same rule (see judge.grading.
 grade_algorithm), with its own simulator, so no changing mutant can pass by luck.
+
+Dynamic programs (mid-circuit measurement, reset, classical control; `_is_dynamic`, the
+judge's rule on native instructions) are run exactly over all measurement branches
+(`_exact`): Qiskit / OpenQASM branch by branch with `Statevector.evolve` and Qiskit's own
+conditions (Aer's density-matrix method samples one outcome per measurement and shot, so
+it is not exact), Cirq through `cirq.defer_measurements` and `final_state_vector`,
+PennyLane through `qml.defer_measurements` and `default.qubit`.  Channel inputs are
+prepared entangled with reference qubits, so one run gives the Choi matrix
+(`_native_choi`).  On that: `state` (fidelity of the data qubits' density matrix),
+`channel` (modes quantum / classical / channel), `classical_answer` and
+`code_correction` (errors inserted after the first top-level barrier), each by its kind's
+rule (judge/kinds/*.py docstrings, thresholds.py), and the parties' locality with
+feed-forward (a conditioned operation needs a holder that receives the condition's bits).
 """
 from __future__ import annotations
 
@@ -276,14 +289,463 @@ def _native_distribution(ctx, native, oracle: dict | None = None,
     raise _Unsupported(f"{fw} distributions")
 
 
+# --- dynamic programs: mid-circuit measurement, reset and classical control, natively ----------
+# A program that measures mid-circuit, resets or conditions operations on measured bits is
+# run exactly, over all measurement branches, in its framework:
+#   * Qiskit and OpenQASM (loaded by qiskit.qasm3): the circuit is followed instruction by
+#     instruction, gates by `Statevector.evolve` with the instruction's own `Operator`, and
+#     every measurement or reset splits each branch into its two outcomes (projected and,
+#     for a reset, flipped back to |0>); `if_else` / `switch_case` / `while_loop` /
+#     `for_loop` / `box` blocks run on the branches whose record satisfies Qiskit's own
+#     condition (a (bit, value) or (register, value) pair, or a classical `expr` evaluated
+#     here).  (Aer's density-matrix method is NOT exact here: it samples one outcome per
+#     measurement and shot, so its saved density matrix is a Monte Carlo average.)
+#   * Cirq: `cirq.defer_measurements` (measurements onto fresh ancillas, classical controls,
+#     sympy conditions included, turned into quantum controls on them); a reset becomes
+#     Cirq's measurement and an X conditioned on it first (right after a one-qubit
+#     measurement of the same qubit: an X conditioned on that measurement), and a terminal
+#     measurement a CNOT onto a fresh qubit, so the deferred circuit is unitary and
+#     `cirq.final_state_vector` gives the purification; the extra qubits are the environment.
+#   * PennyLane: `qml.defer_measurements` on the recorded tape (mid-circuit measurements,
+#     `reset=True` and `qml.cond` become controlled operations on new wires) and the state of
+#     `default.qubit`; the new wires are the environment.
+# The result is a (B, 2, ..., 2) array: B unnormalised vectors (branches, or environment
+# basis states), axis 1 + q holding qubit q (q < n: the program's qubits, then the
+# reference qubits the check adds): the final density matrix of the program's qubits and
+# the references is the sum of their projectors.
+MAX_DEFERRED_QUBITS = 24    # Cirq / PennyLane: program + references + deferred ancillas (256 MiB)
+_PRUNE = 1e-15              # Qiskit: a branch of smaller probability is dropped
+
+
+class _Mismatch(Exception):
+    """The program does not fit the task's register (its width or qubit types)."""
+
+
+class _NoBarrier(Exception):
+    """code_correction: the program has no top-level barrier marking where errors strike."""
+
+
+def _is_dynamic(ctx, native) -> bool:
+    """Mid-circuit measurement (an operation after a measurement of its qubit), a reset or
+    classical control, by the framework's own instruction types (the rule that makes the
+    judge read a program branch by branch)."""
+    fw = ctx["framework"]
+    measured = set()
+    if fw in ("qasm", "qiskit"):
+        from qiskit.circuit import ControlFlowOp
+
+        for inst in native.data:
+            qubits = {native.find_bit(q).index for q in inst.qubits}
+            name = inst.operation.name
+            if isinstance(inst.operation, ControlFlowOp) or name == "reset":
+                return True
+            if name == "measure":
+                measured |= qubits
+            elif name != "barrier" and measured & qubits:
+                return True
+        return False
+    if fw == "cirq":
+        import cirq
+
+        for op in cirq.unroll_circuit_op(native, deep=True, tags_to_check=None).all_operations():
+            if op.classical_controls or isinstance(op.gate, cirq.ResetChannel):
+                return True
+            if cirq.is_measurement(op):
+                measured |= set(op.qubits)
+            elif "barrier" not in op.tags and measured & set(op.qubits):
+                return True
+        return False
+    import pennylane as qml
+
+    for op in qml.tape.make_qscript(native)().operations:
+        if isinstance(op, qml.ops.Conditional) or (isinstance(op, qml.ops.MidMeasure) and op.reset):
+            return True
+        if isinstance(op, qml.ops.MidMeasure):
+            measured |= set(op.wires)
+        elif not isinstance(op, qml.Barrier) and measured & set(op.wires):
+            return True
+    return False
+
+
+# --- Qiskit: branch by branch ----------------------------------------------------------------
+def _qiskit_condition_bits(op, cmap) -> set:
+    """The global clbit indices a control-flow instruction's condition reads."""
+    from qiskit.circuit import Clbit, ClassicalRegister
+    from qiskit.circuit.classical import expr
+
+    cond = getattr(op, "condition", None) if op.name != "switch_case" else op.target
+    if cond is None:
+        return set()
+    targets = [cond[0]] if isinstance(cond, tuple) else (
+        [cond] if isinstance(cond, (Clbit, ClassicalRegister)) else
+        [v.var for v in expr.iter_vars(cond)])
+    bits = set()
+    for t in targets:
+        bits |= {cmap[t]} if isinstance(t, Clbit) else {cmap[b] for b in t}
+    return bits
+
+
+def _qiskit_read(target, record, cmap):
+    from qiskit.circuit import Clbit, ClassicalRegister
+
+    if isinstance(target, Clbit):
+        return bool(record[cmap[target]])
+    if isinstance(target, ClassicalRegister):
+        return sum(int(record[cmap[b]]) << i for i, b in enumerate(target))
+    raise _Unsupported(f"classical variable {target!r}")
+
+
+def _qiskit_expr(e, record, cmap):
+    """Qiskit's classical expression on a branch's record (bits and registers)."""
+    from qiskit.circuit.classical import expr, types
+
+    def width_mask(t):
+        return 1 if isinstance(t, types.Bool) else (1 << t.width) - 1
+
+    if isinstance(e, expr.Var):
+        return _qiskit_read(e.var, record, cmap)
+    if isinstance(e, expr.Value):
+        return e.value
+    if isinstance(e, expr.Cast):
+        v = _qiskit_expr(e.operand, record, cmap)
+        return bool(v) if isinstance(e.type, types.Bool) else int(v) & width_mask(e.type)
+    if isinstance(e, expr.Index):
+        value = int(_qiskit_expr(e.target, record, cmap))
+        return bool((value >> int(_qiskit_expr(e.index, record, cmap))) & 1)
+    if isinstance(e, expr.Unary):
+        v = _qiskit_expr(e.operand, record, cmap)
+        if e.op is expr.Unary.Op.LOGIC_NOT:
+            return not v
+        if e.op is expr.Unary.Op.BIT_NOT:
+            return (not v) if isinstance(e.type, types.Bool) else ~int(v) & width_mask(e.type)
+        raise _Unsupported(f"classical operation {e.op.name}")
+    if isinstance(e, expr.Binary):
+        a, b = _qiskit_expr(e.left, record, cmap), _qiskit_expr(e.right, record, cmap)
+        O = expr.Binary.Op
+        table = {O.BIT_AND: lambda: a & b, O.BIT_OR: lambda: a | b, O.BIT_XOR: lambda: a ^ b,
+                 O.LOGIC_AND: lambda: bool(a) and bool(b), O.LOGIC_OR: lambda: bool(a) or bool(b),
+                 O.EQUAL: lambda: a == b, O.NOT_EQUAL: lambda: a != b, O.LESS: lambda: a < b,
+                 O.LESS_EQUAL: lambda: a <= b, O.GREATER: lambda: a > b,
+                 O.GREATER_EQUAL: lambda: a >= b,
+                 O.SHIFT_LEFT: lambda: (a << b) & width_mask(e.type), O.SHIFT_RIGHT: lambda: a >> b}
+        if e.op not in table:
+            raise _Unsupported(f"classical operation {e.op.name}")
+        return table[e.op]()
+    raise _Unsupported(f"classical expression {type(e).__name__}")
+
+
+def _qiskit_holds(cond, record, cmap) -> bool:
+    if isinstance(cond, tuple):
+        return int(_qiskit_read(cond[0], record, cmap)) == int(cond[1])
+    return bool(_qiskit_expr(cond, record, cmap))
+
+
+class _QiskitBranches:
+    """Runs a Qiskit circuit on (record, state) branches: state a little-endian vector
+    over the circuit's qubits then the reference qubits."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.operators = {}
+
+    def gate(self, branches, op, qubits):
+        from qiskit.quantum_info import Operator, Statevector
+
+        if id(op) not in self.operators:
+            self.operators[id(op)] = (op, Operator(op))   # op kept: its id stays unique
+        u = self.operators[id(op)][1]
+        return [(rec, Statevector(vec).evolve(u, qargs=qubits).data) for rec, vec in branches]
+
+    def split(self, branches, qubit, clbit):
+        """Measure `qubit` (clbit None: reset it) on every branch."""
+        out = []
+        for rec, vec in branches:
+            view = vec.reshape(2 ** (self.total - 1 - qubit), 2, 2**qubit)
+            for outcome in (0, 1):
+                part = np.zeros_like(view)
+                part[:, 0 if clbit is None else outcome] = view[:, outcome]
+                part = part.reshape(-1)
+                if np.vdot(part, part).real <= _PRUNE:
+                    continue
+                new = rec
+                if clbit is not None:
+                    new = rec[:clbit] + (outcome,) + rec[clbit + 1:]
+                out.append((new, part))
+        return out
+
+    def run(self, instructions, qmap, cmap, branches):
+        from qiskit.circuit import CASE_DEFAULT, ControlFlowOp
+
+        for inst in instructions:
+            if not branches:
+                return branches
+            op, name = inst.operation, inst.operation.name
+            qubits = [qmap[q] for q in inst.qubits]
+            if name in ("barrier", "delay"):
+                continue
+            if name == "measure":
+                branches = self.split(branches, qubits[0], cmap[inst.clbits[0]])
+                continue
+            if name == "reset":
+                branches = self.split(branches, qubits[0], None)
+                continue
+            if not isinstance(op, ControlFlowOp):
+                branches = self.gate(branches, op, qubits)
+                continue
+
+            def inner(block, blist):
+                return self.run(block.data, dict(zip(block.qubits, qubits)),
+                                {**cmap, **{b: cmap[c] for b, c in zip(block.clbits, inst.clbits)}},
+                                blist)
+
+            if name == "if_else":
+                yes = [b for b in branches if _qiskit_holds(op.condition, b[0], cmap)]
+                no = [b for b in branches if not _qiskit_holds(op.condition, b[0], cmap)]
+                other = op.blocks[1] if len(op.blocks) > 1 else None
+                branches = inner(op.blocks[0], yes) + (inner(other, no) if other is not None else no)
+            elif name == "switch_case":
+                out, left = [], branches
+                for values, block in op.cases_specifier():
+                    take = [b for b in left if CASE_DEFAULT in values or any(
+                        int(_qiskit_read(op.target, b[0], cmap)) == int(v) for v in values)]
+                    left = [b for b in left if not any(b is t for t in take)]
+                    out += inner(block, take)
+                branches = out + left
+            elif name == "while_loop":
+                done = []
+                for _ in range(th.MAX_WHILE_PASSES):
+                    inside = [b for b in branches if _qiskit_holds(op.condition, b[0], cmap)]
+                    done += [b for b in branches if not _qiskit_holds(op.condition, b[0], cmap)]
+                    if sum(np.vdot(v, v).real for _, v in inside) <= th.WHILE_TAIL_EPS:
+                        break
+                    branches = inner(op.blocks[0], inside)
+                else:
+                    raise _Unsupported(f"a while loop running past {th.MAX_WHILE_PASSES} passes")
+                branches = done
+            elif name == "for_loop":
+                indexset, param, body = op.params
+                for value in indexset:
+                    block = body.assign_parameters({param: value}) if param is not None else body
+                    branches = self.run(block.data, dict(zip(block.qubits, qubits)),
+                                        {**cmap, **{b: cmap[c] for b, c in zip(block.clbits, inst.clbits)}},
+                                        branches)
+            elif name == "box":
+                branches = inner(op.blocks[0], branches)
+            else:
+                raise _Unsupported(f"Qiskit control flow {name}")
+        return branches
+
+
+def _qiskit_exact(ctx, qc, init, cut):
+    n = ctx["width"]
+    if qc.num_qubits != n:
+        raise _Mismatch(f"a circuit of {qc.num_qubits} qubits, the task has {n}")
+    total = init.ndim
+    data = list(qc.data)
+    if cut is not None:
+        at = next((i for i, inst in enumerate(data) if inst.operation.name == "barrier"), None)
+        if at is None:
+            raise _NoBarrier("the program has no barrier outside classical control")
+    runner = _QiskitBranches(total)
+    vec = np.ascontiguousarray(init.transpose(range(total - 1, -1, -1))).reshape(-1)
+    branches = [((0,) * qc.num_clbits, vec.astype(complex))]
+    qmap = {q: i for i, q in enumerate(qc.qubits)}
+    cmap = {c: i for i, c in enumerate(qc.clbits)}
+    if cut is None:
+        branches = runner.run(data, qmap, cmap, branches)
+    else:
+        branches = runner.run(data[:at], qmap, cmap, branches)
+        if cut != "prefix":
+            from qiskit.circuit.library import XGate, YGate, ZGate
+
+            paulis = {"x": XGate(), "y": YGate(), "z": ZGate()}
+            for pauli, q in cut:
+                branches = runner.gate(branches, paulis[pauli], [q])
+            branches = runner.run(data[at + 1:], qmap, cmap, branches)
+    if not branches:
+        return np.zeros((0,) + (2,) * total, dtype=complex)
+    stacked = np.array([v for _, v in branches]).reshape((len(branches),) + (2,) * total)
+    return stacked.transpose([0] + list(range(total, 0, -1)))   # axis 1 + q = qubit q
+
+
+# --- Cirq: cirq.defer_measurements --------------------------------------------------------------
+def _cirq_exact(ctx, circuit, init, cut):
+    import cirq
+
+    n, total = ctx["width"], init.ndim
+    line = cirq.LineQubit.range(n)
+    circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
+    strange = set(circuit.all_qubits()) - set(line)
+    if strange:
+        raise _Mismatch(f"qubits outside cirq.LineQubit.range({n}): {sorted(map(str, strange))}")
+    if cut is not None:
+        found = next(((i, op) for i, moment in enumerate(circuit) for op in moment
+                      if "barrier" in op.tags and not op.classical_controls), None)
+        if found is None:
+            raise _NoBarrier("the program has no operation tagged \"barrier\"")
+        i, barrier = found
+        before = [op for op in circuit[i].operations]
+        before = before[:before.index(barrier)]
+        if cut == "prefix":
+            circuit = circuit[:i] + cirq.Circuit(cirq.Moment(before))
+        else:
+            errors = [getattr(cirq, p.upper())(line[q]) for p, q in cut]
+            circuit = circuit[:i + 1] + cirq.Circuit(errors) + circuit[i + 1:]
+    # resets -> a measurement and an X conditioned on it (the measurement that just read
+    # the qubit, when there is one), so that defer_measurements leaves a unitary circuit
+    last, replace, fresh = {}, {}, 0
+    for index, moment in enumerate(circuit):
+        for op in moment:
+            if isinstance(op.gate, cirq.ResetChannel) and not op.classical_controls:
+                (q,) = op.qubits
+                key = last.get(q)
+                if key is None:
+                    key = f"_truth_reset_{fresh}"
+                    fresh += 1
+                    replace[(index, op)] = [cirq.measure(q, key=key),
+                                            cirq.X(q).with_classical_controls(key)]
+                else:
+                    replace[(index, op)] = [cirq.X(q).with_classical_controls(key)]
+            for q in op.qubits:
+                last[q] = (cirq.measurement_key_name(op) if cirq.is_measurement(op)
+                           and len(op.qubits) == 1 and not op.classical_controls else None)
+    if replace:
+        circuit = cirq.map_operations_and_unroll(
+            circuit, lambda op, index: replace.get((index, op), op))
+    deferred = cirq.defer_measurements(circuit)
+    # what defer_measurements leaves measured: its records (traced out below, nothing to
+    # do) and terminal measurements of the program's qubits (dephasing: a CNOT onto a
+    # fresh qubit)
+    ops, extra = [], []
+    for op in deferred.all_operations():
+        if cirq.is_measurement(op):
+            for q in op.qubits:
+                if q in line:
+                    extra.append(cirq.NamedQubit(f"_truth_dephase_{len(extra)}"))
+                    ops.append(cirq.CNOT(q, extra[-1]))
+            continue
+        ops.append(op)
+    unitary = cirq.Circuit(ops)
+    refs = [cirq.NamedQubit(f"_truth_ref_{j}") for j in range(total - n)]
+    env = sorted(set(unitary.all_qubits()) - set(line) - set(refs), key=str)
+    if total + len(env) > MAX_DEFERRED_QUBITS:
+        raise _Unsupported(f"a deferred circuit of {total + len(env)} qubits (over "
+                           f"{MAX_DEFERRED_QUBITS})")
+    start = np.zeros((2**total, 2 ** len(env)), dtype=np.complex128)
+    start[:, 0] = init.reshape(-1)
+    psi = cirq.final_state_vector(unitary, initial_state=start.reshape(-1),
+                                  qubit_order=list(line) + refs + env,
+                                  ignore_terminal_measurements=True, dtype=np.complex128)
+    out = np.asarray(psi).reshape(2**total, 2 ** len(env)).T
+    out = out[np.abs(out).max(axis=1) > 0]
+    return out.reshape((len(out),) + (2,) * total)
+
+
+# --- PennyLane: qml.defer_measurements --------------------------------------------------------
+def _pennylane_exact(ctx, native, init, cut):
+    import pennylane as qml
+
+    n, total = ctx["width"], init.ndim
+    ops = list(qml.tape.make_qscript(native)().operations)
+    if any(isinstance(op, qml.ops.MidMeasure) and op.postselect is not None for op in ops):
+        raise ValueError("postselection (keeping only chosen outcomes) is not a program")
+    wires = {w for op in ops for w in op.wires}
+    if not wires <= set(range(n)):
+        raise _Mismatch(f"wires outside 0..{n - 1}: {sorted(map(str, wires - set(range(n))))}")
+    if cut is not None:
+        at = next((i for i, op in enumerate(ops) if isinstance(op, qml.Barrier)), None)
+        if at is None:
+            raise _NoBarrier("the program has no qml.Barrier")
+        if cut == "prefix":
+            ops = ops[:at]
+        else:
+            paulis = {"x": qml.PauliX, "y": qml.PauliY, "z": qml.PauliZ}
+            ops = ops[:at + 1] + [paulis[p](wires=q) for p, q in cut] + ops[at + 1:]
+    # an identity on every measured wire at the end: PennyLane then records every
+    # measurement on a new wire (else a wire measured last is its own record, left coherent)
+    measured = list(dict.fromkeys(op.wires[0] for op in ops if isinstance(op, qml.ops.MidMeasure)))
+    ends = [qml.Identity(wires=w) for w in measured]
+    prep = qml.StatePrep(init.reshape(-1), wires=range(total))
+    (deferred,), _ = qml.defer_measurements(qml.tape.QuantumScript([prep] + ops + ends, []))
+    env = [w for w in deferred.wires if w not in range(total)]
+    if total + len(env) > MAX_DEFERRED_QUBITS:
+        raise _Unsupported(f"a deferred circuit of {total + len(env)} wires (over "
+                           f"{MAX_DEFERRED_QUBITS})")
+    device = qml.device("default.qubit", wires=list(range(total)) + env)
+    (psi,) = qml.execute([qml.tape.QuantumScript(deferred.operations, [qml.state()])], device)
+    out = np.asarray(psi, dtype=complex).reshape(2**total, 2 ** len(env)).T
+    out = out[np.abs(out).max(axis=1) > 0]
+    return out.reshape((len(out),) + (2,) * total)
+
+
+def _exact(ctx, native, init: np.ndarray, cut=None) -> np.ndarray:
+    """The program run exactly on `init` (an (2,)*N tensor, axis q = qubit q; qubits n..N-1
+    are references the program does not touch): (B, 2, ..., 2) vectors whose projectors sum
+    to the final density matrix.  `cut`: None, "prefix" (the program up to its first
+    top-level barrier) or [(pauli, qubit)] (those errors inserted right after it)."""
+    fw = ctx["framework"]
+    if fw in ("qasm", "qiskit"):
+        return _qiskit_exact(ctx, native, init, cut)
+    if fw == "cirq":
+        return _cirq_exact(ctx, native, init, cut)
+    return _pennylane_exact(ctx, native, init, cut)
+
+
+def _prepared(n: int, inputs: list[int], vectors: np.ndarray) -> np.ndarray:
+    """sum_i |i>_refs |v_i>_inputs / sqrt(S) (every other qubit |0>): the S = vectors.shape[1]
+    states (index bit j of a vector = value of inputs[j]) entangled with ceil(log2 S)
+    reference qubits n, n+1, ... (bit j of i = reference n + j)."""
+    count = vectors.shape[1]
+    r = max(1, int(np.ceil(np.log2(count)))) if count > 1 else 0
+    init = np.zeros((2,) * (n + r), dtype=complex)
+    for i in range(count):
+        for x in range(vectors.shape[0]):
+            index = [0] * (n + r)
+            for j, q in enumerate(inputs):
+                index[q] = (x >> j) & 1
+            for j in range(r):
+                index[n + j] = (i >> j) & 1
+            init[tuple(index)] += vectors[x, i] / np.sqrt(count)
+    return init
+
+
+def _group(states: np.ndarray, first: list[int], second: list[int]) -> np.ndarray:
+    """(2^|first| * 2^|second|, rest) matrices stacked over the branches: row index
+    = (a, b) with bit j of a the value of qubit first[j] and of b of second[j] (first
+    major), columns every other qubit and the branch."""
+    total = states.ndim - 1
+    lead = [1 + q for q in reversed(first)] + [1 + q for q in reversed(second)]
+    rest = [a for a in range(1, total + 1) if a not in lead]
+    moved = states.transpose([0] + lead + rest).reshape(
+        len(states), 2 ** (len(first) + len(second)), -1)
+    return moved.transpose(1, 0, 2).reshape(2 ** (len(first) + len(second)), -1)
+
+
+def _native_choi(ctx, native, inputs, outputs, cut=None) -> np.ndarray:
+    """The Choi matrix J (output index o major, input x minor; bit j of o / x = value of
+    outputs[j] / inputs[j]; every other qubit and every record traced out), from the
+    program run natively on the maximally entangled state of the inputs and references."""
+    n, d = ctx["width"], 2 ** len(inputs)
+    states = _exact(ctx, native, _prepared(n, inputs, np.eye(d)), cut)
+    refs = list(range(n, n + len(inputs)))
+    v = _group(states, list(outputs), refs)
+    return d * (v @ v.conj().T)
+
+
 def truth_state(ctx, sources) -> Truth:
     """State fidelity with the target on the data qubits; declared ancillas must end
     in |0> ("clean") or are traced out ("free")."""
     spec = ctx["spec"]
     native = _native_builder(ctx, sources)()
-    psi = _native_state(ctx, native)
     target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
     ancillas = spec.get("ancillas") or []
+    if _is_dynamic(ctx, native):
+        try:
+            fidelity = _dynamic_state_fidelity(ctx, native, target, ancillas)
+        except _Mismatch as exc:
+            return Truth("changing", str(exc))
+        return _state_truth(ctx, native, fidelity, "state fidelity over every measurement branch")
+    psi = _native_state(ctx, native)
     if psi.shape != (2 ** ctx["width"],):
         return Truth("changing", f"state of dimension {psi.shape[0]}")
     if ancillas:
@@ -300,14 +762,34 @@ def truth_state(ctx, sources) -> Truth:
             fidelity = float(abs(np.vdot(target, m[:, 0])) ** 2)
     else:
         fidelity = float(abs(np.vdot(target, psi)) ** 2)
+    return _state_truth(ctx, native, fidelity, "state fidelity")
+
+
+def _state_truth(ctx, native, fidelity: float, what: str) -> Truth:
     ok = fidelity >= 1 - th.STATE_FIDELITY_EPS
-    protocol = spec.get("protocol")
+    protocol = ctx["spec"].get("protocol")
     broken = (_native_locality(protocol, _native_ops(ctx, native))
               if isinstance(protocol, dict) else None)
     if broken:
-        return Truth("changing", f"protocol violation ({broken}); state fidelity {fidelity:.6f}")
+        return Truth("changing", f"protocol violation ({broken}); {what} {fidelity:.6f}")
     return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
-                                             f"state fidelity {fidelity:.6f}"))
+                                             f"{what} {fidelity:.6f}"))
+
+
+def _dynamic_state_fidelity(ctx, native, target, ancillas) -> float:
+    """<target| rho |target> of the data qubits' final density matrix (framework's
+    bitstring order), the program run natively over all its measurement branches: with
+    "free" ancillas traced out, with "clean" ones the part where they all end in |0>."""
+    n = ctx["width"]
+    data = [q for q in range(n) if q not in ancillas]
+    big_endian = ctx["framework"] in ("cirq", "pennylane")
+    states = _exact(ctx, native, _prepared(n, [], np.ones((1, 1))))
+    m = _group(states, data[::-1] if big_endian else data, list(ancillas))
+    m = m.reshape(2 ** len(data), 2 ** len(ancillas), -1)
+    if ctx["spec"].get("ancilla_policy", "clean") != "free":
+        m = m[:, :1]
+    overlap = np.einsum("a,abc->bc", np.asarray(target, dtype=complex).conj(), m)
+    return float(np.sum(np.abs(overlap) ** 2))
 
 
 def _native_gate_set(gate_set: dict, ops) -> str | None:
@@ -346,7 +828,7 @@ def _native_gate_set(gate_set: dict, ops) -> str | None:
         return False
 
     gates = two = 0
-    for name, qubits, u in ops:
+    for name, qubits, u, *_ in ops:
         if u is None or same(u, np.eye(len(u))):
             continue
         if not allowed(u):
@@ -491,41 +973,89 @@ def truth_variational(ctx, sources) -> Truth:
 
 
 # --- protocol tasks (kind "channel"): the parties' locality and the channel, natively ---------
-def _native_ops(ctx, native) -> list[tuple[str, list[int], np.ndarray | None]]:
-    """The circuit's operations in order: (name, qubits, matrix big-endian over the
-    qubits, or None for measurements, barriers and resets), by the framework's own
-    objects (Qiskit `Operator`, `cirq.unitary`, `qml.matrix`)."""
+def _native_ops(ctx, native) -> list[tuple]:
+    """The circuit's operations in order, classical control flattened: (name, qubits,
+    matrix big-endian over the qubits or None, what, bits) by the framework's own objects
+    (Qiskit `Operator`, `cirq.unitary`, `qml.matrix`).  `what` is "gate", "measure" (bits:
+    the bits it writes), "reset", "barrier", or "begin" / "end" around the operations of
+    a block conditioned on measured bits (bits: the bits its condition reads).  A bit is
+    named by the framework: a Qiskit clbit index, a Cirq (key, qubit position), a
+    PennyLane mid-circuit measurement."""
     fw = ctx["framework"]
     out = []
     if fw in ("qasm", "qiskit"):
+        from qiskit.circuit import ControlFlowOp
         from qiskit.quantum_info import Operator
 
-        for inst in native.data:
-            qubits = [native.find_bit(q).index for q in inst.qubits]
-            name = inst.operation.name
-            if name in ("measure", "barrier", "reset", "delay"):
-                out.append((name, qubits, None))
-                continue
-            rev = _reverse_bits(len(qubits))   # Qiskit matrices are little-endian over qargs
-            out.append((name, qubits, np.asarray(Operator(inst.operation).data)[np.ix_(rev, rev)]))
+        def walk(circuit, qmap, cmap):
+            for inst in circuit.data:
+                qubits = [qmap[q] for q in inst.qubits]
+                op, name = inst.operation, inst.operation.name
+                if isinstance(op, ControlFlowOp):
+                    out.append((name, [], None, "begin", sorted(_qiskit_condition_bits(op, cmap))))
+                    for block in op.blocks:
+                        if block is not None:
+                            walk(block, dict(zip(block.qubits, qubits)),
+                                 {**cmap, **{b: cmap[c] for b, c in zip(block.clbits, inst.clbits)}})
+                    out.append((name, [], None, "end", []))
+                elif name == "measure":
+                    out.append((name, qubits, None, "measure", [cmap[c] for c in inst.clbits]))
+                elif name in ("barrier", "delay"):
+                    out.append((name, qubits, None, "barrier", []))
+                elif name == "reset":
+                    out.append((name, qubits, None, "reset", []))
+                else:
+                    rev = _reverse_bits(len(qubits))   # Qiskit matrices are little-endian over qargs
+                    out.append((name, qubits, np.asarray(Operator(op).data)[np.ix_(rev, rev)],
+                                "gate", []))
+
+        walk(native, {q: i for i, q in enumerate(native.qubits)},
+             {c: i for i, c in enumerate(native.clbits)})
         return out
     if fw == "cirq":
         import cirq
 
-        for op in native.all_operations():
+        widths = {}
+
+        def add(op):
             qubits = [q.x for q in op.qubits]
-            if cirq.is_measurement(op):
-                out.append(("measure", qubits, None))
+            if op.classical_controls:
+                keys = sorted({str(k) for c in op.classical_controls for k in c.keys})
+                out.append(("if", [], None, "begin",
+                            [(k, j) for k in keys for j in range(widths.get(k, 1))]))
+                add(op.without_classical_controls())
+                out.append(("if", [], None, "end", []))
+            elif cirq.is_measurement(op):
+                key = cirq.measurement_key_name(op)
+                widths[key] = len(qubits)
+                out.append(("measure", qubits, None, "measure", [(key, j) for j in range(len(qubits))]))
+            elif isinstance(op.gate, cirq.ResetChannel):
+                out.append(("reset", qubits, None, "reset", []))
+            elif "barrier" in op.tags:
+                out.append(("barrier", qubits, None, "barrier", []))
             elif qubits:
-                out.append((str(op.gate or op), qubits, cirq.unitary(op)))
+                out.append((str(op.gate or op), qubits, cirq.unitary(op), "gate", []))
+
+        for op in cirq.unroll_circuit_op(native, deep=True, tags_to_check=None).all_operations():
+            add(op)
         return out
     import pennylane as qml
 
     for op in qml.tape.make_qscript(native)().operations:
         wires = [int(w) for w in op.wires]
-        if op.name == "Barrier" or not wires:
-            continue
-        out.append((op.name, wires, np.asarray(qml.matrix(op, wire_order=op.wires))))
+        if isinstance(op, qml.ops.MidMeasure):
+            out.append(("measure", wires, None, "measure", [id(op)]))
+            if op.reset:
+                out.append(("reset", wires, None, "reset", []))
+        elif isinstance(op, qml.ops.Conditional):
+            out.append(("cond", [], None, "begin", [id(m) for m in op.meas_val.measurements]))
+            out.append((op.base.name, wires, np.asarray(qml.matrix(op.base, wire_order=op.base.wires)),
+                        "gate", []))
+            out.append(("cond", [], None, "end", []))
+        elif isinstance(op, qml.Barrier):
+            out.append(("Barrier", wires, None, "barrier", []))
+        elif wires:
+            out.append((op.name, wires, np.asarray(qml.matrix(op, wire_order=op.wires)), "gate", []))
     return out
 
 
@@ -542,7 +1072,10 @@ def _native_locality(protocol: dict, ops) -> str | None:
     forward along their owner lists only, as little as possible), or it is a gate
     controlled by qubits the receiver cannot hold (commuting with Z on them, sent
     over an allowed classical channel), after which those qubits only take gates
-    that commute with Z on them.  Returns a description of the first violation."""
+    that commute with Z on them.  Feed-forward: a measured bit belongs to the party
+    holding its qubit when measured; an operation conditioned on bits is applied by a
+    party that can hold its qubits and receives (over an allowed classical channel)
+    every bit of another party it depends on.  Returns the first violation."""
     owners = protocol["owners"]
     channels = {tuple(c) for c in protocol.get("classical", ())}
     parties = []
@@ -550,43 +1083,71 @@ def _native_locality(protocol: dict, ops) -> str | None:
         parties += [p for p in seq if p not in parties]
     at = [0] * len(owners)
     sent = set()
+    bit_party, blocks = {}, []
 
     def slot(q, party):
         return owners[q].index(party) if party in owners[q][at[q]:] else None
 
-    for name, qubits, u in ops:
+    def conditioned(qubits, senders, name):
+        for party in parties:
+            slots = {q: slot(q, party) for q in qubits}
+            if None in slots.values() or any((s, party) not in channels for s in senders - {party}):
+                continue
+            for q, s in slots.items():
+                at[q] = s
+            return None
+        return f"{name} on {qubits} is conditioned on bits of {sorted(senders)} no holder receives"
+
+    for name, qubits, u, what, bits in ops:
+        if what == "begin":
+            blocks.append({bit_party[b] for b in bits if b in bit_party})
+            continue
+        if what == "end":
+            blocks.pop()
+            continue
+        senders = set().union(*blocks)
+        if what == "measure":
+            for q, b in zip(qubits, bits):
+                bit_party[b] = owners[q][at[q]]
         if u is None:
+            broken = (conditioned(qubits[:1], senders, name)
+                      if qubits and senders and what != "barrier" else None)
+            if broken:
+                return broken
             continue
         keeps = {q: _keeps_z(u, j) for j, q in enumerate(qubits)}
         if any(q in sent and not keeps[q] for q in qubits):
             return f"{name} on {qubits} changes a qubit sent as a classical control"
-        if len(qubits) < 2:
-            continue
-        moves = []
-        for party in parties:
-            slots = {q: slot(q, party) for q in qubits}
-            if None not in slots.values():
-                moves.append((sum(s - at[q] for q, s in slots.items()), slots, {}))
-        if not moves:
-            for receiver in parties:
-                here = {q: slot(q, receiver) for q in qubits}
-                recv = {q: s for q, s in here.items() if s is not None}
-                ctrl = {}
-                for q in qubits:
-                    if q in recv or not keeps[q]:
-                        continue
-                    for s in range(at[q], len(owners[q])):
-                        if (owners[q][s], receiver) in channels:
-                            ctrl[q] = s
-                            break
-                if recv and ctrl and len(recv) + len(ctrl) == len(qubits):
-                    moves.append((sum(s - at[q] for q, s in recv.items()), recv, ctrl))
-        if not moves:
-            return f"{name} on {qubits} couples parties"
-        _, recv, ctrl = min(moves, key=lambda m: m[0])
-        for q, s in {**recv, **ctrl}.items():
-            at[q] = s
-        sent.update(ctrl)
+        if len(qubits) >= 2:
+            moves = []
+            for party in parties:
+                slots = {q: slot(q, party) for q in qubits}
+                if None not in slots.values():
+                    moves.append((sum(s - at[q] for q, s in slots.items()), slots, {}))
+            if not moves:
+                for receiver in parties:
+                    here = {q: slot(q, receiver) for q in qubits}
+                    recv = {q: s for q, s in here.items() if s is not None}
+                    ctrl = {}
+                    for q in qubits:
+                        if q in recv or not keeps[q]:
+                            continue
+                        for s in range(at[q], len(owners[q])):
+                            if (owners[q][s], receiver) in channels:
+                                ctrl[q] = s
+                                break
+                    if recv and ctrl and len(recv) + len(ctrl) == len(qubits):
+                        moves.append((sum(s - at[q] for q, s in recv.items()), recv, ctrl))
+            if not moves:
+                return f"{name} on {qubits} couples parties"
+            _, recv, ctrl = min(moves, key=lambda m: m[0])
+            for q, s in {**recv, **ctrl}.items():
+                at[q] = s
+            sent.update(ctrl)
+        if senders:
+            broken = conditioned(qubits, senders, name)
+            if broken:
+                return broken
     return None
 
 
@@ -644,6 +1205,8 @@ def truth_channel(ctx, sources) -> Truth:
     spec, n = ctx["spec"], ctx["width"]
     native = _native_builder(ctx, sources)()
     inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    if spec["mode"] == "channel" or _is_dynamic(ctx, native):
+        return _truth_channel_exact(ctx, native, inputs, outputs)
     if spec["mode"] == "quantum":
         total = 0
         for x, psi in _native_channel_states(ctx, native, inputs):
@@ -675,6 +1238,111 @@ def truth_channel(ctx, sources) -> Truth:
     return Truth("equivalent" if ok else "changing", detail)
 
 
+def _identity_fidelity(j: np.ndarray, d: int) -> float:
+    """<Phi| J |Phi> / d^2 with Phi = sum_x |x>_out |x>_in (Choi index o * d + x)."""
+    index = [x * d + x for x in range(d)]
+    return float(np.real(j[np.ix_(index, index)].sum())) / d**2
+
+
+def _truth_channel_exact(ctx, native, inputs, outputs) -> Truth:
+    """The channel of a dynamic program (or any program, mode "channel") from its native
+    Choi matrix: the identity (entanglement fidelity), the target distributions of basis
+    inputs (its diagonal), or the target channel (trace distance of the Choi states)."""
+    spec, d = ctx["spec"], 2 ** len(inputs)
+    try:
+        j = _native_choi(ctx, native, inputs, outputs)
+    except _Mismatch as exc:
+        return Truth("changing", str(exc))
+    if spec["mode"] == "quantum":
+        fidelity = _identity_fidelity(j, d) if len(outputs) == len(inputs) else 0.0
+        ok, detail = fidelity >= 1 - th.PROCESS_FIDELITY_EPS, f"entanglement fidelity {fidelity:.6f}"
+    elif spec["mode"] == "channel":
+        target = np.asarray(ctx["problem"].target_for(ctx["params"], ctx["framework"]), dtype=complex)
+        if target.shape != j.shape:
+            return Truth("changing", f"Choi matrix of shape {j.shape}, target {target.shape}")
+        diff = (j - target) / d
+        trace = 0.5 * float(np.abs(np.linalg.eigvalsh((diff + diff.conj().T) / 2)).sum())
+        ok, detail = trace <= th.CHANNEL_TRACE_EPS, f"Choi trace distance {trace:.3g}"
+    else:
+        target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+        probs = np.real(np.diag(j)).reshape(2 ** len(outputs), d)   # P(o | x)
+        worst = 0.0
+        for x in range(d):
+            want = target["".join(str((x >> i) & 1) for i in range(len(inputs)))]
+            have = {"".join(str((o >> i) & 1) for i in range(len(outputs))): float(probs[o, x])
+                    for o in range(2 ** len(outputs))}
+            worst = max(worst, 0.5 * sum(abs(want.get(k, 0.0) - have.get(k, 0.0))
+                                         for k in set(want) | set(have)))
+        ok, detail = worst <= th.DISTRIBUTION_TVD_EPS, f"largest TVD over inputs {worst:.6f}"
+    broken = _native_locality(spec["protocol"], _native_ops(ctx, native)) if spec.get("protocol") else None
+    if broken:
+        return Truth("changing", f"protocol violation ({broken}); {detail}")
+    return Truth("equivalent" if ok else "changing", detail)
+
+
+def truth_classical_answer(ctx, sources) -> Truth:
+    """The rule of judge/kinds/classical_answer.py, natively: each of the task's states
+    prepared on the inputs (all of them at once, entangled with reference qubits), the
+    program run over all its measurement branches, the answer read from the answer qubits
+    (bit i = answer_qubits[i]) at the end; the prior-weighted probability of the right
+    answer must reach the optimum within CLASSICAL_ANSWER_EPS (unambiguous tasks: and a
+    wrong answer's probability stay within it)."""
+    spec, n = ctx["spec"], ctx["width"]
+    target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+    native = _native_builder(ctx, sources)()
+    vectors = np.array(target["states"], dtype=complex).T
+    count = vectors.shape[1]
+    try:
+        states = _exact(ctx, native, _prepared(n, list(spec["inputs"]), vectors))
+    except _Mismatch as exc:
+        return Truth("changing", str(exc))
+    refs = list(range(n, states.ndim - 1))
+    v = _group(states, list(spec["answer_qubits"]), refs)
+    probs = (count * np.sum(np.abs(v) ** 2, axis=1)).reshape(-1, 2 ** len(refs))[:, :count]
+    priors = np.asarray(target["priors"], dtype=float)
+    right = np.array([probs[a, i] for i, a in enumerate(target["answers"])])
+    success, optimum = float(priors @ right), float(target["optimum"])
+    detail = f"P(right answer) {success:.9f} (optimum {optimum:.9f})"
+    ok = success >= optimum - th.CLASSICAL_ANSWER_EPS
+    if target.get("unambiguous"):
+        wrong = float(priors @ (1 - right - probs[target["inconclusive"], :]))
+        ok = ok and wrong <= th.CLASSICAL_ANSWER_EPS
+        detail += f", P(wrong answer) {wrong:.3g}"
+    return Truth("equivalent" if ok else "changing", detail)
+
+
+def truth_code_correction(ctx, sources) -> Truth:
+    """The rule of judge/kinds/code_correction.py, natively: at the program's first
+    top-level barrier every qubit outside `data` is |0> (probability of 1 at most
+    PROCESS_FIDELITY_EPS, averaged over the basis inputs); for no error and every error of
+    the spec, inserted right after that barrier, the logical channel inputs -> outputs
+    (the native Choi matrix, every measurement branch) is the identity: entanglement
+    fidelity >= 1 - PROCESS_FIDELITY_EPS."""
+    spec, n = ctx["spec"], ctx["width"]
+    inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    d = 2 ** len(inputs)
+    native = _native_builder(ctx, sources)()
+    try:
+        before = _exact(ctx, native, _prepared(n, inputs, np.eye(d)), cut="prefix")
+        for q in range(n):
+            excited = float(np.sum(np.abs(before.take(1, axis=1 + q)) ** 2))
+            if q not in spec["data"] and excited > th.PROCESS_FIDELITY_EPS:
+                return Truth("changing", f"qubit {q} is |1> with probability {excited:.3g} "
+                                         "where errors strike")
+        worst, worst_error = 1.0, None
+        for error in [[], *spec["errors"]]:
+            cut = [(e["pauli"], e["qubit"]) for e in error]
+            j = _native_choi(ctx, native, inputs, outputs, cut=cut)
+            fidelity = _identity_fidelity(j, d) if len(outputs) == len(inputs) else 0.0
+            if worst_error is None or fidelity < worst:
+                worst, worst_error = fidelity, cut
+    except (_Mismatch, _NoBarrier) as exc:
+        return Truth("changing", str(exc))
+    ok = worst >= 1 - th.PROCESS_FIDELITY_EPS
+    return Truth("equivalent" if ok else "changing",
+                 f"worst entanglement fidelity {worst:.6f} (error {worst_error or 'none'})")
+
+
 def truth_repair(ctx, sources) -> Truth:
     """A fixed program: the ground truth of its declared equivalence kind."""
     return GROUND_TRUTH[ctx["spec"]["equivalence"]](ctx, sources)
@@ -683,7 +1351,8 @@ def truth_repair(ctx, sources) -> Truth:
 # Ground truth by check kind: a new kind adds its entry (CONTRIBUTING.md, "Add a check kind").
 GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": truth_algorithm,
                 "distribution": truth_distribution, "variational": truth_variational,
-                "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair}
+                "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair,
+                "classical_answer": truth_classical_answer, "code_correction": truth_code_correction}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:
