@@ -1229,13 +1229,9 @@ def truth_channel(ctx, sources) -> Truth:
                 if p > 1e-15:
                     dist["".join(map(str, bits))] = p
             want = target["".join(str((x >> j) & 1) for j in range(len(inputs)))]
-            worst = max(worst, 0.5 * sum(abs(want.get(k, 0.0) - dist.get(k, 0.0))
-                                         for k in set(want) | set(dist)))
+            worst = max(worst, _tvd(want, dist))
         ok, detail = worst <= th.DISTRIBUTION_TVD_EPS, f"largest TVD over inputs {worst:.6f}"
-    broken = _native_locality(spec["protocol"], _native_ops(ctx, native)) if spec.get("protocol") else None
-    if broken:
-        return Truth("changing", f"protocol violation ({broken}); {detail}")
-    return Truth("equivalent" if ok else "changing", detail)
+    return _with_protocol(ctx, spec, native, ok, detail)
 
 
 def _identity_fidelity(j: np.ndarray, d: int) -> float:
@@ -1271,9 +1267,17 @@ def _truth_channel_exact(ctx, native, inputs, outputs) -> Truth:
             want = target["".join(str((x >> i) & 1) for i in range(len(inputs)))]
             have = {"".join(str((o >> i) & 1) for i in range(len(outputs))): float(probs[o, x])
                     for o in range(2 ** len(outputs))}
-            worst = max(worst, 0.5 * sum(abs(want.get(k, 0.0) - have.get(k, 0.0))
-                                         for k in set(want) | set(have)))
+            worst = max(worst, _tvd(want, have))
         ok, detail = worst <= th.DISTRIBUTION_TVD_EPS, f"largest TVD over inputs {worst:.6f}"
+    return _with_protocol(ctx, spec, native, ok, detail)
+
+
+def _tvd(want: dict, have: dict) -> float:
+    return 0.5 * sum(abs(want.get(k, 0.0) - have.get(k, 0.0)) for k in set(want) | set(have))
+
+
+def _with_protocol(ctx, spec, native, ok: bool, detail: str) -> Truth:
+    """The channel's truth, unless the parties' locality is broken natively."""
     broken = _native_locality(spec["protocol"], _native_ops(ctx, native)) if spec.get("protocol") else None
     if broken:
         return Truth("changing", f"protocol violation ({broken}); {detail}")
