@@ -351,7 +351,7 @@ from qiskit import QuantumCircuit
 
 def build_circuit(n: int) -> QuantumCircuit:
     qc = QuantumCircuit(n, 1)
-    for _ in range(10**6):          # a million mid-circuit measurements
+    with qc.for_loop(range(10**6)):   # a million mid-circuit measurements
         qc.h(0)
         qc.measure(0, 0)
     return qc
