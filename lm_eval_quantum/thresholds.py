@@ -163,10 +163,11 @@ CLASSICAL_ANSWER_EPS = 1e-9
 # a program that branches further (a measurement in a long loop, 10^6 measurements)
 # ends as resource_limit, before the memory is allocated.
 MAX_BRANCHES = 1 << 20
-# 2^24 complex amplitudes is 256 MiB: teleporting 3 qubits (9 qubits, 8 inputs, 64
-# branches) needs 2^15, a 9-qubit Shor code with 8 ancillas and 2^8 syndromes 2^26 /
-# 2^8 per distinct syndrome pattern - see the families' sizes (docs/checks.md).
-MAX_BRANCH_AMPLITUDES = 1 << 24
+# 2^22 complex amplitudes is 64 MiB (a measurement that splits every branch briefly holds
+# about four times that): the largest canonical answer needs 2^18 (teleporting 3 qubits:
+# 2^9 amplitudes x 8 inputs x 64 branches); Shor's code at the 14-qubit cap 2^15 (its
+# syndromes are certain for each injected error, one branch on 2 inputs).
+MAX_BRANCH_AMPLITUDES = 1 << 22
 # A `while` loop runs until the probability of still being inside it is at most
 # WHILE_TAIL_EPS (that tail is dropped and reported like a pruned branch); after
 # MAX_WHILE_PASSES passes with more left, the answer ends as resource_limit (a
