@@ -249,26 +249,49 @@ def score_with_canonicals(docs, answers):
     return canon, verdicts[len(docs):]
 
 
-def adapter_artifact(doc, code: str | None = None) -> dict:
-    """The wire circuit the framework's adapter makes of an answer (default: the doc's
-    canonical), run in process as the sandbox runs it (trusted test code only)."""
+class RecordingChannel:
+    """The sandboxed child's channel, in process: records each message, validated and
+    framed as the harness does."""
+
+    def __init__(self):
+        self.messages = []
+
+    def send(self, msg):
+        from lm_eval_quantum.runtime import wire
+
+        wire.check_message(msg)
+        wire.frame(msg)
+        self.messages.append(msg)
+
+    def request(self, msg):
+        raise AssertionError("no oracle service in process")
+
+
+def adapter_job(framework: str, source: str, num_qubits: int, args=(), entry="build_circuit") -> dict:
+    """A sandbox job for one answer's source (OpenQASM or Python), without oracle or post."""
     from lm_eval_quantum import thresholds
+
+    lang = "qasm" if framework == "qasm" else "python"
+    return {"framework": framework, "sources": {"qasm": None, "python": None, lang: source},
+            "entry": entry, "args": list(args), "num_qubits": num_qubits, "oracle": None,
+            "post": None, "limits": thresholds.SandboxLimits().as_dict()}
+
+
+def adapter_messages(job: dict) -> list[dict]:
+    """What the framework's adapter sends for a job, run in process (trusted test code)."""
     from lm_eval_quantum.runtime.adapters import run_job
 
+    channel = RecordingChannel()
+    run_job(job, channel)
+    return channel.messages
+
+
+def adapter_artifact(doc, code: str | None = None) -> dict:
+    """The wire circuit the framework's adapter makes of an answer (default: the doc's
+    canonical)."""
     spec = json.loads(doc["check"])
     code = canonical_code(doc["canonical"]) if code is None else code
-    lang = "qasm" if doc["framework"] == "qasm" else "python"
-    sent = []
-
-    class Channel:
-        def send(self, msg):
-            sent.append(msg)
-
-        def request(self, msg):
-            raise AssertionError("no oracle service in adapter_artifact")
-
-    run_job({"framework": doc["framework"], "sources": {"qasm": None, "python": None, lang: code},
-             "entry": spec["entry"], "args": spec["args"], "num_qubits": spec["num_qubits"],
-             "oracle": None, "post": None, "limits": thresholds.SandboxLimits().as_dict()}, Channel())
+    sent = adapter_messages(adapter_job(doc["framework"], code, spec["num_qubits"], spec["args"],
+                                        spec["entry"]))
     assert [m["type"] for m in sent] == ["artifact"], sent
     return sent[0]["circuit"]

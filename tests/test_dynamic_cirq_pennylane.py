@@ -17,33 +17,15 @@ import pytest
 from lm_eval_quantum import thresholds
 from lm_eval_quantum.judge import dynamic
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import run_job
+from support import adapter_job, adapter_messages
 
 cirq = pytest.importorskip("cirq")
 qml = pytest.importorskip("pennylane")
 
 
 # --- helpers (as tests/test_frameworks.py) ------------------------------------------------
-class Channel:
-    def __init__(self):
-        self.messages = []
-
-    def send(self, msg):
-        wire.check_message(msg)
-        wire.frame(msg)
-        self.messages.append(msg)
-
-    def request(self, msg):
-        raise AssertionError("no run requests here")
-
-
 def run(framework, python, num_qubits=3, args=()):
-    job = {"framework": framework, "sources": {"qasm": None, "python": python},
-           "entry": "build_circuit", "args": list(args), "num_qubits": num_qubits,
-           "oracle": None, "post": None, "limits": thresholds.SandboxLimits().as_dict()}
-    channel = Channel()
-    run_job(job, channel)
-    return channel.messages
+    return adapter_messages(adapter_job(framework, python, num_qubits, args))
 
 
 def artifact(framework, python, num_qubits=3):

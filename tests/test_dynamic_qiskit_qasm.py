@@ -18,39 +18,15 @@ from lm_eval_quantum import thresholds
 from lm_eval_quantum.judge import dynamic
 from lm_eval_quantum.runtime import wire
 from lm_eval_quantum.runtime.adapters import run_job
+from support import RecordingChannel as Channel, adapter_job as job, adapter_messages
 
 pytest.importorskip("qiskit")
 pytest.importorskip("qiskit_qasm3_import")
 
 
 # --- helpers -----------------------------------------------------------------------------
-class Channel:
-    """Records the messages of one job, each validated as the harness would."""
-
-    def __init__(self):
-        self.messages = []
-
-    def send(self, msg):
-        wire.check_message(msg)
-        wire.frame(msg)
-        self.messages.append(msg)
-
-    def request(self, msg):
-        raise AssertionError("these jobs run no post-processing")
-
-
-def job(framework, source, num_qubits, args=()):
-    return {"framework": framework,
-            "sources": {"qasm": source, "python": None} if framework == "qasm"
-            else {"qasm": None, "python": source},
-            "entry": "build_circuit", "args": list(args), "num_qubits": num_qubits,
-            "oracle": None, "post": None, "limits": thresholds.SandboxLimits().as_dict()}
-
-
 def convert(framework, source, num_qubits, args=()):
-    channel = Channel()
-    run_job(job(framework, source, num_qubits, args), channel)
-    return channel.messages
+    return adapter_messages(job(framework, source, num_qubits, args))
 
 
 def artifact(framework, source, num_qubits, args=()) -> dict:
