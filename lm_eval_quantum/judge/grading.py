@@ -33,6 +33,19 @@ class Grade:
 
 
 # --- helpers --------------------------------------------------------------------------
+def with_locality(spec: dict, circuit: dict, grade: Grade) -> Grade:
+    """The grade, failed with the first protocol violation when the spec's `protocol` (a
+    dict of parties, judge.locality) is broken: a program shared by parties."""
+    protocol = spec.get("protocol")
+    if isinstance(protocol, dict):
+        from lm_eval_quantum.judge.locality import violation
+
+        broken = violation(circuit, protocol)
+        if broken:
+            return Grade(False, 0.0, f"{broken}; {grade.message}", grade.numbers)
+    return grade
+
+
 def unitary_part(circuit: dict) -> dict:
     """The circuit without barriers and terminal measurements (told apart by what an
     op is, `simulate.op_kind`: a matrix op named "measure" is a gate)."""

@@ -17,7 +17,8 @@ import numpy as np
 
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import dynamic, simulate
-from lm_eval_quantum.judge.grading import Grade, clamp_fidelity, split_ancillas, unitary_part
+from lm_eval_quantum.judge.grading import (Grade, clamp_fidelity, split_ancillas, unitary_part,
+                                           with_locality)
 from lm_eval_quantum.judge.kinds import Kind
 from lm_eval_quantum.runtime import wire
 
@@ -53,7 +54,7 @@ def grade_channel(session, circuit) -> Grade:
     spec = session.spec
     inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
     if spec["mode"] == "channel" or wire.is_dynamic(circuit):
-        return _with_locality(circuit, spec, _grade_branches(session, circuit, inputs, outputs))
+        return with_locality(spec, circuit, _grade_branches(session, circuit, inputs, outputs))
     body = unitary_part(circuit)
     if spec["mode"] == "quantum":
         d = 2 ** len(inputs)
@@ -85,16 +86,7 @@ def grade_channel(session, circuit) -> Grade:
         if not passed:
             names = (spec.get("protocol") or {}).get("names") or [f"q[{q}]" for q in range(circuit["num_qubits"])]
             message += " (input " + ", ".join(f"{names[q]}={c}" for q, c in zip(inputs, worst_key)) + ")"
-    return _with_locality(circuit, spec, Grade(passed, numbers["fidelity"], message, numbers))
-
-
-def _with_locality(circuit, spec, grade: Grade) -> Grade:
-    from lm_eval_quantum.judge.locality import violation
-
-    broken = violation(circuit, spec["protocol"]) if spec.get("protocol") else None
-    if broken:
-        return Grade(False, 0.0, f"{broken}; {grade.message}", grade.numbers)
-    return grade
+    return with_locality(spec, circuit, Grade(passed, numbers["fidelity"], message, numbers))
 
 
 def _grade_branches(session, circuit, inputs: list[int], outputs: list[int]) -> Grade:

@@ -15,7 +15,7 @@ from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import dynamic, simulate
 from lm_eval_quantum.judge.conventions import state_to_internal
 from lm_eval_quantum.judge.grading import (Grade, clamp_fidelity, distances, registers,
-                                           split_ancillas, unitary_part)
+                                           split_ancillas, unitary_part, with_locality)
 from lm_eval_quantum.judge.kinds import Kind
 from lm_eval_quantum.runtime import wire
 
@@ -43,7 +43,7 @@ def grade_state(session, circuit) -> Grade:
         numbers = {"fidelity": fidelity, **distances(np.abs(target) ** 2, np.real(np.diag(rho)))}
         what = ("state fidelity on the data qubits (every measurement branch; ancillas "
                 + ("traced out)" if free else "back in |0>)"))
-        return _with_protocol(session, circuit, Grade(
+        return with_locality(session.spec, circuit, Grade(
             fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, f"{what}: {fidelity:.6f}", numbers))
     psi = simulate.statevector(unitary_part(circuit))
     m = split_ancillas(psi, n, data, ancillas)
@@ -56,19 +56,8 @@ def grade_state(session, circuit) -> Grade:
     numbers = {"fidelity": fidelity,
                **distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
     message = f"{what}: {fidelity:.6f}"
-    return _with_protocol(session, circuit,
-                          Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers))
-
-
-def _with_protocol(session, circuit, grade: Grade) -> Grade:
-    protocol = session.spec.get("protocol")
-    if isinstance(protocol, dict):    # a state shared by parties (entanglement swapping)
-        from lm_eval_quantum.judge.locality import violation
-
-        broken = violation(circuit, protocol)
-        if broken:
-            return Grade(False, 0.0, f"{broken}; {grade.message}", grade.numbers)
-    return grade
+    return with_locality(session.spec, circuit,
+                         Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers))
 
 
 KIND = Kind(
