@@ -18,7 +18,7 @@ import numpy as np
 
 from lm_eval_quantum.frameworks import FRAMEWORKS, ORACLE_FRAMEWORKS, SPECS
 from lm_eval_quantum.problems.circuits import BELL_SOURCE_CODE, embed, gate_line
-from lm_eval_quantum.problems.prompts import (NO_MEASUREMENT, QASM_HEADER,
+from lm_eval_quantum.problems.prompts import (FEED_FORWARD_RULE, NO_MEASUREMENT, QASM_HEADER,
                                               REGISTER_NAMES, custom_gates_rule,
                                               describe_registers, gate_set_rule, plural,
                                               power_text, protocol_measurements, state_checked,
@@ -75,6 +75,11 @@ class Problem:
     # True when the circuit's width is part of the problem (a 2x2 HHL system, a CHSH
     # round, a one-qubit ZYZ decomposition): instances vary its parameters, not its size.
     fixed_width = False
+    # True when measuring mid-circuit and acting on the outcome is the point of the task
+    # (a constant-depth long-range gate, gate teleportation): the prompt says so
+    # (prompts.FEED_FORWARD_RULE) and the judge rejects an answer without it, such as the
+    # equivalent unitary or deferred-measurement form (judge.dynamic.feed_forward_ops).
+    requires_feed_forward = False
 
     def sizes(self, split: str):
         """The sizes of a split's instances: `test_sizes`, else `fewshot_sizes`."""
@@ -263,6 +268,8 @@ class Problem:
         gate_set = self.gate_set_for(params)
         if gate_set:
             spec["gate_set"] = gate_set
+        if self.requires_feed_forward:     # judge.dynamic.feed_forward_ops counts them
+            spec["feed_forward"] = "required"
         return spec
 
 
@@ -608,5 +615,7 @@ class DynamicProgram(Problem):
         return ""
 
     def format_rule(self, framework, params):
+        required = FEED_FORWARD_RULE if self.requires_feed_forward else ""
         return " ".join(p for p in (super().format_rule(framework, params),
-                                    SPECS[framework].dynamic_rule, self.reading(params)) if p)
+                                    SPECS[framework].dynamic_rule, required,
+                                    self.reading(params)) if p)

@@ -70,6 +70,10 @@ def custom_gates_rule(width: int) -> str:
 
 
 NO_MEASUREMENT = "Do not add measurements."
+FEED_FORWARD_RULE = ("This task requires feed-forward: at least one operation must be "
+                     "conditioned on the bit of a measurement made earlier in the program. The "
+                     "judge rejects an answer without one, such as the equivalent unitary or "
+                     "deferred-measurement form.")
 
 
 def gate_set_rule(gate_set: dict, framework: str) -> str:
