@@ -24,7 +24,7 @@ import logging
 from .. import thresholds as th
 from lm_eval_quantum.runtime.wire import (
     CATEGORIES, SizeLimitError, WireError, check_circuit, check_message, op_kind)
-from . import equivalence, gateset, simulate
+from . import equivalence, simulate, structure
 from .grading import CheckFailure, key_rng, key_words, served_distribution
 from .kinds import CHECKS
 from .reference import Reference
@@ -248,10 +248,9 @@ class Session:
                     "shape_mismatch",
                     f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
                     f"{self.spec['num_qubits']}", **extra)
-            if self.spec.get("gate_set"):
-                broken = gateset.violation(circuit, self.spec["gate_set"])
-                if broken:
-                    return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
+            broken = structure.violation(circuit, self.spec, extra)
+            if broken:
+                return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
             grade = CHECKS[self.spec["kind"]](self, circuit)
         except CheckFailure as exc:
             return empty_verdict(exc.category, str(exc), **extra)

@@ -19,14 +19,16 @@ Which operations are checked is decided by what they are, never by their name
 (`simulate.op_kind`): every operation that acts on amplitudes - a standard gate,
 any op carrying a matrix (whatever it is called, "reset" and "measure"
 included), the oracle - is classified and counted; only an op without a matrix
-named measure, reset or barrier is skipped (the simulator treats exactly those
-as non-gates).
+named measure, reset, barrier, if or while is skipped (the simulator treats exactly
+those as non-gates; the operations an `if` or `while` governs are checked like any).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import thresholds as th
+from lm_eval_quantum.runtime import wire
+
 from . import simulate
 
 _S2 = 2 ** -0.5
@@ -110,7 +112,7 @@ def violation(circuit: dict, gate_set: dict) -> str | None:
     gates = two_qubit = 0
     for op in circuit["ops"]:
         kind = simulate.op_kind(op)    # by what the op is: a matrix is a gate, whatever its name
-        if kind in ("measure", "barrier", "reset"):
+        if kind in ("measure", "barrier", "reset", *wire.CONTROL_OPS):
             continue
         if kind == "oracle":
             return "the oracle is not part of this task's gate set"

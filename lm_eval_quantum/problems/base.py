@@ -78,7 +78,7 @@ class Problem:
     # True when measuring mid-circuit and acting on the outcome is the point of the task
     # (a constant-depth long-range gate, gate teleportation): the prompt says so
     # (prompts.FEED_FORWARD_RULE) and the judge rejects an answer without it, such as the
-    # equivalent unitary or deferred-measurement form (judge.dynamic.feed_forward_ops).
+    # equivalent unitary or deferred-measurement form (judge.structure.feed_forward_ops).
     requires_feed_forward = False
 
     def sizes(self, split: str):
@@ -268,9 +268,21 @@ class Problem:
         gate_set = self.gate_set_for(params)
         if gate_set:
             spec["gate_set"] = gate_set
-        if self.requires_feed_forward:     # judge.dynamic.feed_forward_ops counts them
+        if self.requires_feed_forward:     # judge.structure.feed_forward_ops counts them
             spec["feed_forward"] = "required"
+        for key, value in (("coupling", self.coupling(params)), ("max_depth", self.max_depth(params))):
+            if value is not None:
+                spec[key] = value
         return spec
+
+    def coupling(self, params) -> list | None:
+        """The qubit pairs two-qubit operations may act on ([[a, b], ...], either order),
+        or None: any pair (judge.structure; the statement must say so)."""
+        return None
+
+    def max_depth(self, params) -> int | None:
+        """The largest depth the task allows (judge.structure), or None."""
+        return None
 
 
 class MeasuredDistribution(Problem):
