@@ -413,3 +413,22 @@ def test_dynamic_artifacts_cross_the_sandbox_wire():
             circ = msg["circuit"]
             assert wire.is_dynamic(circ), fw
             assert_transmits(circ)
+
+
+@pytest.mark.parametrize("build", [
+    "    c = cirq.Circuit()\n    for i in range(10**6):\n"
+    "        c.append(cirq.measure(q[0], key=f'm{i}'))\n        c.append(cirq.X(q[1]).with_classical_controls(f'm{i}'))\n    return c",
+    "    c = cirq.Circuit()\n    for i in range(10**6):\n        c += cirq.measure(q[0], key=f'm{i}')\n    return c",
+    "    return cirq.Circuit(cirq.measure(q[0], key=f'm{i}') for i in range(10**6))",
+])
+def test_cirq_a_python_loop_of_a_million_measurements_is_a_resource_limit(build):
+    start = time.monotonic()
+    category, message = error("cirq", "import cirq\ndef build_circuit():\n"
+                              "    q = cirq.LineQubit.range(3)\n" + build + "\n")
+    assert category == "resource_limit", message
+    assert str(thresholds.MAX_OPS) in message
+    assert time.monotonic() - start < 5
+    # the cap counts per job: the next program builds its circuit as usual
+    assert run("cirq", "import cirq\ndef build_circuit():\n    q = cirq.LineQubit.range(3)\n"
+               "    return cirq.Circuit([cirq.H(q[0])] * 3 + [cirq.measure(q[0], key='m')])\n",
+               3)[-1]["type"] == "artifact"

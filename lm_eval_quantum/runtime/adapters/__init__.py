@@ -17,7 +17,9 @@ It declares, as literals read without importing it, ``ORDER``, ``PRELOAD`` and
   extra is adapter data, e.g. Cirq's measurement-key map),
   ``simulator(session) -> proxy`` (framework-native-looking simulator whose
   ``run`` calls ``session.run(native, shots)``; `session.JobSession`),
-  ``WARM``: its warm-up job's fields (`warm.WARM_JOB`).
+  ``WARM``: its warm-up job's fields (`warm.WARM_JOB`),
+  and optionally ``guard()``, a context manager around the whole job (Cirq's caps the
+  operations a program adds to its circuits).
 
 What the adapters have in common: `candidate` (loading and calling the candidate's
 Python), `builder`, `conditions` (a framework's classical condition as the wire's if

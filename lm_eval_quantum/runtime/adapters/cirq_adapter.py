@@ -37,6 +37,10 @@ Dynamic circuits (wire "measure" / "reset" / "if" / "while" anywhere, judge.dyna
     value of the condition's bits on which the loop goes on (``repeat_until=KeyCondition(m)``
     goes on while m == 0); a condition that goes on for several values is refused.
   * A measurement with a confusion map (readout noise) is refused.
+  * Growth is capped while the job runs (`guard`): every operation added to a `cirq.Circuit`
+    (`Circuit(...)`, `append`, `insert`, and so `FrozenCircuit(...)` and `+=`) is counted,
+    and past _MAX_ADDED the program ends as resource_limit, so a Python loop that appends
+    10^6 measurements stops within a second instead of spending its CPU limit in Cirq.
 
 Simulator proxy: `simulator.run(circuit, repetitions=k)` returns a real
 `cirq.ResultDict` whose `measurements[key]` has shape (k, bits of the key),
@@ -44,6 +48,7 @@ bits in the order of the measured qubits.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 import cirq
@@ -90,6 +95,47 @@ class Oracle(cirq.Gate):
 
     def __str__(self) -> str:
         return self._name
+
+
+_MAX_ADDED = 4 * thresholds.MAX_OPS      # the adapter's own copies stay far below it
+_added: list = [None]     # operations added while a job runs (`guard`); None: not counting
+
+
+def _counted(tree):
+    """The items of an OP_TREE, counted against _MAX_ADDED as Cirq consumes them."""
+    for item in cirq.flatten_to_ops_or_moments(tree):
+        _added[0] += len(item.operations) if isinstance(item, cirq.Moment) else 1
+        if _added[0] > _MAX_ADDED:
+            raise CandidateError(
+                "resource_limit", f"the circuit has more than {thresholds.MAX_OPS} operations "
+                f"(the program added more than {_MAX_ADDED} to Cirq circuits)")
+        yield item
+
+
+def _cap_circuit_growth() -> None:
+    init, insert = cirq.Circuit.__init__, cirq.Circuit.insert
+
+    def capped_init(self, *contents, **kwargs):
+        init(self, *((_counted(contents),) if _added[0] is not None else contents), **kwargs)
+
+    def capped_insert(self, index, tree, *args, **kwargs):
+        return insert(self, index, _counted(tree) if _added[0] is not None else tree,
+                      *args, **kwargs)
+
+    cirq.Circuit.__init__, cirq.Circuit.insert = capped_init, capped_insert   # append inserts
+
+
+_cap_circuit_growth()
+
+
+@contextlib.contextmanager
+def guard():
+    """Count the operations added to Cirq circuits while a job runs (runtime.adapters.session)."""
+    _added[0] = 0
+    try:
+        yield
+    finally:
+        _added[0] = None
 
 
 def make_oracle(spec: dict) -> Oracle:

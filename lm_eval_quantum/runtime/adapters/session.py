@@ -3,6 +3,7 @@ its artifact, then run the oracle-task loop (the post-processing per hidden test
 a simulator proxy whose ``run`` crosses the sandbox boundary)."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import operator
@@ -106,7 +107,8 @@ def run_job(job: dict, channel) -> None:
     session = None
     try:
         session = JobSession(job, channel)
-        _execute(session)
+        with getattr(session.adapter, "guard", contextlib.nullcontext)():
+            _execute(session)
     except ChannelFailure:
         raise
     except CandidateError as exc:    # with the candidate's line when its code was running
