@@ -120,6 +120,15 @@ MAX_UNITARY_QUBITS = 10
 # No canonical needs more than a few hundred operations; 20k bounds the judge's
 # work on hostile input to ~1-3 s (measured: ~75 us per op at 14 qubits).
 MAX_OPS = 20_000
+# While a job runs, the Qiskit and Cirq adapters count the operations a program appends
+# to its circuits (runtime.adapters.growth) and stop it past this many: a Python loop of
+# 10^6 mid-circuit measurements then ends as resource_limit in about a second instead of
+# spending the CPU limit inside the framework.  Twice MAX_OPS leaves room for the
+# adapter's own copies and a program's intermediate circuits (the largest canonical
+# adds ~10k).  A Qiskit if/while op counts ADDED_CONTROL_FLOW_WEIGHT: building its block
+# costs about that many appends (a loop of `measure` + `if_test` runs ~180 us a pass).
+MAX_ADDED_OPS = 2 * MAX_OPS
+ADDED_CONTROL_FLOW_WEIGHT = 4
 # OpenQASM 3 programs are evaluated at compile time before conversion (loops unrolled,
 # classical variables and `if`s with known conditions folded: frameworks.qasm_fold).
 # The evaluator executes at most this many statements and loop iterations in all: 5x

@@ -37,10 +37,9 @@ Dynamic circuits (wire "measure" / "reset" / "if" / "while" anywhere, judge.dyna
     value of the condition's bits on which the loop goes on (``repeat_until=KeyCondition(m)``
     goes on while m == 0); a condition that goes on for several values is refused.
   * A measurement with a confusion map (readout noise) is refused.
-  * Growth is capped while the job runs (`guard`): every operation added to a `cirq.Circuit`
-    (`Circuit(...)`, `append`, `insert`, and so `FrozenCircuit(...)` and `+=`) is counted,
-    and past _MAX_ADDED the program ends as resource_limit, so a Python loop that appends
-    10^6 measurements stops within a second instead of spending its CPU limit in Cirq.
+  * Growth is capped while the job runs (`guard`, runtime.adapters.growth): every
+    operation added to a `cirq.Circuit` (`Circuit(...)`, `append`, `insert`, and so
+    `FrozenCircuit(...)` and `+=`) is counted.
 
 Simulator proxy: `simulator.run(circuit, repetitions=k)` returns a real
 `cirq.ResultDict` whose `measurements[key]` has shape (k, bits of the key),
@@ -48,7 +47,6 @@ bits in the order of the measured qubits.
 """
 from __future__ import annotations
 
-import contextlib
 import numbers
 
 import cirq
@@ -56,7 +54,7 @@ import numpy as np
 
 from lm_eval_quantum import thresholds
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import conditions
+from lm_eval_quantum.runtime.adapters import conditions, growth
 from lm_eval_quantum.runtime.adapters.candidate import call_entry
 from lm_eval_quantum.runtime.adapters.failures import CandidateError
 
@@ -97,18 +95,14 @@ class Oracle(cirq.Gate):
         return self._name
 
 
-_MAX_ADDED = 4 * thresholds.MAX_OPS      # the adapter's own copies stay far below it
-_added: list = [None]     # operations added while a job runs (`guard`); None: not counting
+_CAP = growth.Cap("Cirq")
+guard = _CAP.guard
 
 
 def _counted(tree):
-    """The items of an OP_TREE, counted against _MAX_ADDED as Cirq consumes them."""
+    """The items of an OP_TREE, counted (runtime.adapters.growth) as Cirq consumes them."""
     for item in cirq.flatten_to_ops_or_moments(tree):
-        _added[0] += len(item.operations) if isinstance(item, cirq.Moment) else 1
-        if _added[0] > _MAX_ADDED:
-            raise CandidateError(
-                "resource_limit", f"the circuit has more than {thresholds.MAX_OPS} operations "
-                f"(the program added more than {_MAX_ADDED} to Cirq circuits)")
+        _CAP.add(len(item.operations) if isinstance(item, cirq.Moment) else 1)
         yield item
 
 
@@ -116,26 +110,16 @@ def _cap_circuit_growth() -> None:
     init, insert = cirq.Circuit.__init__, cirq.Circuit.insert
 
     def capped_init(self, *contents, **kwargs):
-        init(self, *((_counted(contents),) if _added[0] is not None else contents), **kwargs)
+        init(self, *((_counted(contents),) if _CAP.count is not None else contents), **kwargs)
 
     def capped_insert(self, index, tree, *args, **kwargs):
-        return insert(self, index, _counted(tree) if _added[0] is not None else tree,
+        return insert(self, index, _counted(tree) if _CAP.count is not None else tree,
                       *args, **kwargs)
 
     cirq.Circuit.__init__, cirq.Circuit.insert = capped_init, capped_insert   # append inserts
 
 
 _cap_circuit_growth()
-
-
-@contextlib.contextmanager
-def guard():
-    """Count the operations added to Cirq circuits while a job runs (runtime.adapters.session)."""
-    _added[0] = 0
-    try:
-        yield
-    finally:
-        _added[0] = None
 
 
 def make_oracle(spec: dict) -> Oracle:

@@ -31,6 +31,9 @@ The opaque oracle is `Gate(name, num_qubits, [])` with no definition; any gate
 with the oracle's name and width is emitted as {"name": "oracle"} (the QASM
 adapter relies on this for `include "oracle.inc";`).
 
+Growth is capped while the job runs (`guard`, runtime.adapters.growth): every
+instruction appended to a circuit or to a control-flow block is counted.
+
 Simulator proxy: `simulator.run(circuit_or_list, shots=1024).result().get_counts()`
 as with Aer; keys are Qiskit-ordered (clbit 0 rightmost, registers separated by
 spaces, last register first).  No `transpile` is needed, and
@@ -65,6 +68,7 @@ from qiskit.transpiler import Target
 
 from lm_eval_quantum import thresholds
 from lm_eval_quantum.runtime import wire
+from lm_eval_quantum.runtime.adapters import growth
 from lm_eval_quantum.runtime.adapters.candidate import call_entry
 from lm_eval_quantum.runtime.adapters.failures import CandidateError
 
@@ -83,6 +87,34 @@ def matrix_label(name) -> str:
     and never a special op's name (what an op is, is decided by type tests here)."""
     name = (name if isinstance(name, str) and name else "unitary")[:_MAX_LABEL]
     return f"{name}_gate" if name in wire.SPECIAL_OPS else name
+
+
+_CAP = growth.Cap("Qiskit")
+guard = _CAP.guard
+
+
+def _cap_circuit_growth() -> None:
+    """Count every instruction a circuit scope appends: the circuit itself and the body
+    of a control-flow builder block, where every public append ends (runtime.adapters.growth).
+    Qiskit versions without these scope classes keep only the CPU limit."""
+    from qiskit.circuit import quantumcircuit
+    from qiskit.circuit.controlflow import builder
+
+    for cls in (getattr(quantumcircuit, "_OuterCircuitScopeInterface", None),
+                getattr(builder, "ControlFlowBuilderBlock", None)):
+        append = getattr(cls, "append", None)
+        if append is None:
+            continue
+
+        def capped(self, instruction, *args, _append=append, **kwargs):
+            _CAP.add(growth.CONTROL_FLOW_WEIGHT
+                     if isinstance(instruction.operation, ControlFlowOp) else 1)
+            return _append(self, instruction, *args, **kwargs)
+
+        cls.append = capped
+
+
+_cap_circuit_growth()
 
 
 def make_oracle(spec: dict):
