@@ -46,6 +46,21 @@ def test_every_mutant_fails_and_its_reference_passes():
     assert {json.loads(d["params"])["operator"] for d in lmq.load_docs(TASKS[0])} == set(bugs.OPERATORS)
 
 
+def test_dynamic_programs_bring_their_own_bugs():
+    """Programs with mid-circuit measurement, reset and feed-forward are in the corpus, and
+    the dynamic bugs (a wrong condition, a missing reset, a correction on the wrong qubit)
+    come from them; test_every_mutant_fails_and_its_reference_passes grades them."""
+    mutants = [json.loads(d["params"]) for d in lmq.load_docs(TASKS[0])]
+    dynamic = [m for m in mutants if bugs.program_of(m).dynamic]
+    assert {m["source"] for m in dynamic} >= {"state_discrimination", "repetition_code", "noise_channel"}
+    for m in mutants:
+        if m["operator"] in ("wrong_condition", "missing_reset", "correction_wrong_qubit"):
+            assert m in dynamic, m["source"]
+            kept = m["original"] if m["operator"] == "missing_reset" else m["mutated"]
+            assert ("reset" if m["operator"] == "missing_reset" else "if") in kept, m
+            assert m["original"] != m["mutated"]
+
+
 def test_the_three_tasks_share_the_mutants_and_record_the_bug():
     fix, locate, classify = (lmq.load_docs(t) for t in TASKS)
     assert [d["params"] for d in fix] == [d["params"] for d in locate] == [d["params"] for d in classify]

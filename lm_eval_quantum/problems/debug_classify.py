@@ -7,7 +7,7 @@ from lm_eval_quantum.problems.debugging.bugs import TAXONOMY_TEXT, LabelTask
 
 class DebugClassify(LabelTask):
     slug = "debug_classify"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: dynamic-circuit programs and their bugs join the corpus
     title = "Classify the bug of an OpenQASM 3 program"
     question = (f"Which category is the bug?\n{TAXONOMY_TEXT}\n"
                 "Answer with the category only: C1, C2, C3 or C4.")

@@ -13,6 +13,12 @@ EQUIVALENCE = {
     "state": "prepare the same state as the intended program, up to global phase",
     "unitary": "implement the same unitary as the intended program, up to global phase",
     "distribution": "give exactly the same measurement distribution as the intended program",
+    "channel": "act as the same quantum channel as the intended program on the task's input and "
+               "output qubits, over every measurement branch",
+    "classical_answer": "give the right answer with the same exact probability as the intended "
+                        "program (the task's optimum), over every measurement branch",
+    "code_correction": "correct every error of the task's error set as the intended program does "
+                       "(each logical channel the identity)",
 }
 
 
@@ -20,7 +26,7 @@ class DebugFix(DebugTask):
     slug = "debug_fix"
     title = "Fix the bug of an OpenQASM 3 program"
     check = "repair"
-    version = 2   # v2: the register, includes and measurements of the answer are stated
+    version = 3   # v3: dynamic-circuit programs and their bugs join the corpus
 
     def question_for(self, params):
         program = program_of(params)
@@ -30,7 +36,9 @@ class DebugFix(DebugTask):
         clean = (f" and return the ancilla qubits {', '.join(f'q[{a}]' for a in ancillas)} to |0>"
                  if ancillas and spec.get("ancilla_policy", "clean") == "clean" else "")
         measure = ("Keep the final measurements: the program's output is the distribution of c."
-                   if program.measured else "Do not add measurements.")
+                   if program.measured else
+                   "Keep the mid-circuit measurements, resets and feed-forward the task needs."
+                   if program.dynamic else "Do not add measurements.")
         return ("Fix the bug. Answer with the corrected complete OpenQASM 3.0 program in a single "
                 f"```qasm code block, with the register `qubit[{w}] q;` (exactly "
                 f"{plural(w, 'qubit')}); it may include only \"stdgates.inc\" and "

@@ -7,7 +7,7 @@ from lm_eval_quantum.problems.debugging.bugs import LabelTask
 
 class DebugLocate(LabelTask):
     slug = "debug_locate"
-    version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
+    version = 3   # v3: dynamic-circuit programs and their bugs join the corpus
     title = "Locate the bug of an OpenQASM 3 program"
     question = ("On which line is the bug? A wrong, extra or misspelled statement is on its own "
                 "line; a missing statement belongs on the line number it would have in the "

@@ -1,7 +1,8 @@
 """The `repair` check kind.
 
-repair (equivalence: "state", "unitary" or "distribution", reference_gate_count): the
-  equivalence passes; the gate-count difference is reported, not required.
+repair (equivalence: one of EQUIVALENCES, reference_gate_count): the fixed program
+  passes the reference program's own check; the gate-count difference is reported, not
+  required.
 """
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from lm_eval_quantum.judge import simulate
 from lm_eval_quantum.judge.grading import Grade
 from lm_eval_quantum.judge.kinds import Kind
 
+# The kinds a fixed program may be judged by: those of the debugging corpus's programs.
+EQUIVALENCES = ("state", "unitary", "distribution", "channel", "classical_answer", "code_correction")
+
 
 def grade_repair(session, circuit) -> Grade:
     """Equivalence with the reference program (the problem's target under the
     declared equivalence kind); the gate-count difference is reported only."""
     kind = session.spec["equivalence"]
-    if kind not in ("state", "unitary", "distribution"):
-        raise ValueError(f"repair equivalence must be state, unitary or distribution, not {kind!r}")
+    if kind not in EQUIVALENCES:
+        raise ValueError(f"repair equivalence must be one of {', '.join(EQUIVALENCES)}, not {kind!r}")
     from lm_eval_quantum.judge.kinds import CHECKS
 
     grade = CHECKS[kind](session, circuit)
@@ -28,6 +32,7 @@ def grade_repair(session, circuit) -> Grade:
 KIND = Kind(
     name="repair", grade=grade_repair, metrics=("gate_count_delta",),
     seed_free=False, by_category=True,
-    rule="the fixed program passes the reference program's own check (state, unitary or "
-         "exact distribution, rules above) against the reference's behaviour; the gate-count "
+    rule="the fixed program passes the reference program's own check (state, unitary, "
+         "exact distribution, channel, classical answer or code correction, rules above) "
+         "against the reference's behaviour; the gate-count "
          "difference from the reference is reported (`gate_count_delta`), not required")

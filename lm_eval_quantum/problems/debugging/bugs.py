@@ -1,7 +1,8 @@
 """Debugging tasks (QBugLM): one injected bug in a valid OpenQASM 3 program.
 
 **Corpus.**  The reference programs are the pack's own canonical OpenQASM answers
-of every problem judged by a state, unitary or distribution check (no oracle, no
+of every problem judged by a state, unitary, distribution check or, for the dynamic
+circuits, a channel, classical-answer or code-correction check (`KINDS`; no oracle, no
 party protocol, at most `MAX_LINES` lines), over the problem's instances of the
 split, plus, for the standard circuits of `MEASURED` (GHZ, DJ, BV, Grover, QPE,
 Dicke...), the same program ending in one measurement per data
@@ -22,7 +23,9 @@ share one set of mutants per split, so a mutant's doc id is the same in all thre
   tell such a program from its reference, so ours repeats it once);
 * C4 semantic deviation: a gate substituted by another of equal arity, a spurious
   gate, a deleted gate, a changed rotation angle, a measurement duplicated before
-  a later gate on its qubit, a removed measurement.
+  a later gate on its qubit, a removed measurement; in dynamic programs (mid-circuit
+  measurement, reset, feed-forward) also a wrong condition (negated, or on another
+  measured bit), a missing reset, a conditioned correction on the wrong qubit.
 
 Each mutant records its category, operator, line (1-based, in the buggy
 program), the original and the new text, and the lines a locator may answer.
@@ -44,8 +47,10 @@ import textwrap
 from dataclasses import dataclass
 
 from lm_eval_quantum.frameworks import FRAMEWORKS, SPECS
-from lm_eval_quantum.problems.base import Problem
-from lm_eval_quantum.problems.debugging.operators import _QUBIT_DECL, QASM_GATES, parse_qasm_gate
+from lm_eval_quantum.judge.kinds.repair import EQUIVALENCES
+from lm_eval_quantum.problems.base import DynamicProgram, Problem
+from lm_eval_quantum.problems.debugging.operators import (_QUBIT_DECL, QASM_GATES, parse_qasm_gate,
+                                                          qasm_dynamic_edits)
 from lm_eval_quantum.problems.prompts import gate_set_rule
 
 CATEGORIES = {
@@ -61,7 +66,14 @@ OPERATORS = {
     "duplicate_self_inverse": "C3",
     "substitute_gate": "C4", "spurious_gate": "C4", "delete_gate": "C4", "change_angle": "C4",
     "duplicate_measurement": "C4", "remove_measurement": "C4",
+    "wrong_condition": "C4", "missing_reset": "C4", "correction_wrong_qubit": "C4",
 }
+# The dynamic-circuit operators of the mutation self-test (operators.qasm_dynamic_edits) that
+# make debugging bugs: a feed-forward condition negated or read from another measured bit, a
+# reset dropped, a conditioned correction moved to another qubit (a dropped mid-circuit
+# measurement is `remove_measurement`).
+DYNAMIC_BUGS = {"negate_condition": "wrong_condition", "condition_bit": "wrong_condition",
+                "drop_reset": "missing_reset", "retarget": "correction_wrong_qubit"}
 # Mutants per category in the shipped splits (spread evenly over its operators).
 PER_CATEGORY = {"test": 30, "fewshot": 2}
 FULL_PER_CATEGORY = 1000
@@ -103,6 +115,11 @@ class Program:
     @property
     def instance(self) -> dict:
         return json.loads(self.params)
+
+    @property
+    def dynamic(self) -> bool:
+        """Does the source task's program measure mid-circuit, reset or branch?"""
+        return isinstance(self.problem, DynamicProgram)
 
     @property
     def data_qubits(self) -> list[int]:
@@ -161,11 +178,15 @@ SOURCES = (
     "ccz_decomposition", "controlled_rotation", "swap_from_cx", "fredkin_decomposition",
     "iswap_decomposition", "controlled_h", "zyz_decomposition", "two_qubit_decomposition",
     "controlled_u", "multi_controlled_x", "pauli_rotation",
+    # dynamic circuits (issue M): mid-circuit measurement, reset and feed-forward
+    "state_discrimination", "repetition_code", "noise_channel", "shor_code",
 )
+# The check kinds of the corpus's programs: those a fixed program can be judged by.
+KINDS = EQUIVALENCES
 
 
 def _eligible(problem) -> bool:
-    if "qasm" not in problem.frameworks or problem.check not in ("state", "unitary", "distribution"):
+    if "qasm" not in problem.frameworks or problem.check not in KINDS:
         return False
     spec = problem.check_spec("qasm", problem.instances("test")[0])
     return not (spec.get("oracle") or spec.get("post") or isinstance(spec.get("protocol"), dict))
@@ -268,6 +289,15 @@ def candidates(text: str) -> list[Candidate]:
             for name in SPURIOUS:
                 for q in range(size):
                     add(Candidate("spurious_gate", g.index, (f"{g.indent}{name} q[{q}];",), insert=True))
+    registers = {}
+    for line in lines:
+        if decl := _QUBIT_DECL.match(line):
+            name, width = (decl.group(2), decl.group(1)) if decl.group(1) else decl.group(3, 4)
+            registers[name] = int(width)
+    # every site (no sampling); the retargeted qubit is drawn from the program's own seed
+    for op, index, new in qasm_dynamic_edits(lines, registers, random.Random(text), len(lines) ** 2):
+        if op in DYNAMIC_BUGS:
+            add(Candidate(DYNAMIC_BUGS[op], index, () if new is None else (new,)))
     for i, m in measures:
         add(Candidate("remove_measurement", i, ()))
         qubit = int(m.group(4))
@@ -427,7 +457,8 @@ C2: structural error in circuit construction (e.g. a gate whose control is its t
     index out of range, a gate given too few qubits or no angle)
 C3: gate overuse or redundancy (e.g. a self-inverse gate repeated so that it cancels)
 C4: semantic deviation (a substituted, spurious or deleted gate, a changed rotation angle, a
-    duplicated or removed measurement)"""
+    duplicated or removed measurement, a wrong feed-forward condition, a missing reset, a
+    conditioned correction on the wrong qubit)"""
 
 
 class DebugTask(Problem):
@@ -468,6 +499,9 @@ class DebugTask(Problem):
             data = program.data_qubits
             task += (f"\nFinally, measure qubit q[k] into bit c[k] for k = 0..{len(data) - 1}; the "
                      "program's output is the distribution of c.")
+        if program.dynamic:
+            task += "\n" + " ".join(p for p in (SPECS["qasm"].dynamic_rule,
+                                                 program.problem.reading(program.instance)) if p)
         return (f"An OpenQASM 3.0 program was written for the following task.\n\nTask:\n{task}\n\n"
                 f"{SPECS['qasm'].order_rule}\n\nThe program contains exactly one bug.")
 

@@ -282,6 +282,20 @@ def _else_free(text: str, start: int) -> int | None:
 
 def _qasm_dynamic(lines: list[str], registers: dict, rng: random.Random, per_operator: int):
     """[(operator, mutated source)] of the dynamic operators on an OpenQASM program."""
+    out = []
+    for op, index, text in qasm_dynamic_edits(lines, registers, rng, per_operator):
+        new = list(lines)
+        if text is None:
+            del new[index]
+        else:
+            new[index] = text
+        out.append((op, "\n".join(new)))
+    return out
+
+
+def qasm_dynamic_edits(lines: list[str], registers: dict, rng: random.Random, per_operator: int):
+    """[(operator, line index, its new text or None: deleted)] of the dynamic operators on
+    an OpenQASM program (`registers`: qubit register sizes), at most `per_operator` each."""
     bits = {}
     for line in lines:
         m = _BIT_DECL.match(line)
@@ -305,12 +319,7 @@ def _qasm_dynamic(lines: list[str], registers: dict, rng: random.Random, per_ope
     out = []
 
     def emit(op, index, text):
-        new = list(lines)
-        if text is None:
-            del new[index]
-        else:
-            new[index] = text
-        out.append((op, "\n".join(new)))
+        out.append((op, index, text))
 
     # conditions: (line, start, end) spans of the text inside `if (...)` / `while (...)`
     conds = []
