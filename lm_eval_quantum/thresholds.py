@@ -183,6 +183,19 @@ MAX_BRANCH_AMPLITUDES = 1 << 22
 # repeat-until-success gadget with success probability 1/2 needs ~40 passes).
 WHILE_TAIL_EPS = 1e-12
 MAX_WHILE_PASSES = 200
+# Idle-noise checks (judge/kinds/idle_noise.py: dynamical decoupling): the judge inserts a
+# static diagonal noise exp(-iH), H = sum_q theta_q Z_q + sum J_ab Z_a Z_b, after every
+# barrier of the program and compares the unitary with the target (PROCESS_FIDELITY_EPS)
+# for IDLE_NOISE_DRAWS seeded draws of the unknown parameters, each uniform in
+# [-IDLE_NOISE_ANGLE, IDLE_NOISE_ANGLE] (a phase per window; exp(-i pi Z) = -1, so this
+# covers every value).  A program that does not cancel some term exactly has a fidelity
+# that is an analytic function of that term's parameter, equal to 1 only at isolated
+# points, and reaches 1 - 1e-6 only within ~1e-3 rad of them: one draw misses it with
+# probability ~1e-3, five independent draws with ~1e-15.  Each draw costs about one
+# full-unitary simulation of the program (charged to JUDGE_WORK_BUDGET): ~1e5 amplitude
+# operations for the family's canonicals.
+IDLE_NOISE_DRAWS = 5
+IDLE_NOISE_ANGLE = 3.141592653589793
 
 # Full-unitary checks evolve this many random states first (seeded per doc): an
 # answer that passes agrees on all of them; one that some state rules out gets its

@@ -316,6 +316,7 @@ _GRADED = {
     "label": r"(?i)\banswer with the (category|line number) only\b",
     "classical_answer": r"(?i)\bprobability of a right answer\b",
     "code_correction": r"(?i)\bjudge checks this channel\b",
+    "idle_noise": r"(?i)\bchecked as a unitary\b",
 }
 
 

@@ -61,13 +61,18 @@ def test_feed_forward_ops_count_conditions_on_measured_bits():
 
 def test_coupling_and_depth_rules():
     line = [[0, 1], [1, 2]]
-    assert structure.violation(TELEPORT, {"coupling": line}, {"depth": 1}) is None
+    assert structure.violation(TELEPORT, {"coupling": line}) is None
     far = circuit(3, 0, [g("cx", 0, 2)])
-    assert "coupling map" in structure.violation(far, {"coupling": line}, {"depth": 1})
+    assert "coupling map" in structure.violation(far, {"coupling": line})
     assert "coupling map" in structure.violation(circuit(3, 0, [g("ccx", 0, 1, 2)]),
-                                                 {"coupling": line}, {"depth": 1})
-    assert "depth 7" in structure.violation(TELEPORT, {"max_depth": 6}, {"depth": 7})
-    assert structure.violation(TELEPORT, {"max_depth": 7}, {"depth": 7}) is None
+                                                 {"coupling": line})
+    # teleportation: cx(1, 2) then cx(0, 1); one-qubit gates, measurements and the
+    # conditioned Paulis are free
+    assert structure.two_qubit_depth(TELEPORT) == 2
+    ladder = circuit(4, 0, [g("cx", 0, 1), g("h", 1), g("cx", 1, 2), g("cx", 2, 3), g("cx", 0, 1)])
+    assert structure.two_qubit_depth(ladder) == 3
+    assert "two-qubit depth 3" in structure.violation(ladder, {"max_two_qubit_depth": 2})
+    assert structure.violation(ladder, {"max_two_qubit_depth": 3}) is None
 
 
 def verdict(spec: dict, artifact: dict) -> dict:

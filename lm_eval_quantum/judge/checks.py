@@ -248,7 +248,7 @@ class Session:
                     "shape_mismatch",
                     f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
                     f"{self.spec['num_qubits']}", **extra)
-            broken = structure.violation(circuit, self.spec, extra)
+            broken = structure.violation(circuit, self.spec)
             if broken:
                 return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
             grade = CHECKS[self.spec["kind"]](self, circuit)

@@ -236,6 +236,12 @@ def choi(br: Branches, outputs: list[int]) -> np.ndarray:
     input columns to the qubits `outputs` (every other qubit and the classical record
     traced out): v_ba[o, x] = <o|_outputs <a|_rest K_b |x>, flattened with the output index
     o (bit j = value of outputs[j]) major and the input column x minor."""
+    vecs = choi_vectors(br, outputs)
+    return vecs.T @ vecs.conj()
+
+
+def choi_vectors(br: Branches, outputs: list[int]) -> np.ndarray:
+    """The vectors v_ba of `choi`, one per row, those of zero norm left out."""
     n, x = br.num_qubits, br.inputs
     rest = [q for q in range(n) if q not in outputs]
     # axes of (2,)*n in C order are qubits n-1 .. 0; bring outputs (bit j -> outputs[j],
@@ -247,7 +253,7 @@ def choi(br: Branches, outputs: list[int]) -> np.ndarray:
     # v[o, a, b, x] -> vectors over (o, x) for each (a, b)
     v = moved.reshape(2**k, 2 ** (n - k), br.count, x)
     vecs = np.transpose(v, (1, 2, 0, 3)).reshape(-1, 2**k * x)
-    return vecs.T @ vecs.conj()
+    return vecs[np.any(vecs != 0, axis=1)]
 
 
 def input_columns(n: int, inputs: list[int], vectors: np.ndarray | None = None) -> np.ndarray:
@@ -269,14 +275,22 @@ def identity_fidelity(j: np.ndarray, d: int) -> float:
     return float(np.real(j[np.ix_(index, index)].sum())) / d**2
 
 
-def choi_distance(j: np.ndarray, target: np.ndarray, d: int) -> tuple[float, float]:
+def choi_distance(j: np.ndarray, target: np.ndarray, d: int,
+                  vectors: np.ndarray | None = None) -> tuple[float, float]:
     """(trace distance, fidelity) of the Choi states J/d and T/d: the trace distance
-    bounds the diamond distance of the channels by d times itself (Watrous)."""
+    bounds the diamond distance of the channels by d times itself (Watrous).  With J's
+    `vectors` (`choi_vectors`, J = sum_r v_r v_r^dagger), fewer than J's dimension, the
+    fidelity is (Tr sqrt(A^dagger (T/d) A))^2 with A = [v_r] / sqrt(d), on a matrix of that
+    rank instead of J's dimension (||sqrt(rho) sqrt(sigma)||_1 = ||A^dagger sqrt(sigma)||_1)."""
     rho, sigma = j / d, np.asarray(target, dtype=complex) / d
     diff = rho - sigma
     trace = 0.5 * float(np.abs(np.linalg.eigvalsh((diff + diff.conj().T) / 2)).sum())
-    w, v = np.linalg.eigh((rho + rho.conj().T) / 2)
-    root = (v * np.sqrt(np.clip(w, 0, None))) @ v.conj().T
-    inner = np.linalg.eigvalsh((root @ sigma @ root + (root @ sigma @ root).conj().T) / 2)
+    if vectors is not None and vectors.shape[0] < j.shape[0]:
+        inner = vectors.conj() @ sigma @ vectors.T / d
+    else:
+        w, v = np.linalg.eigh((rho + rho.conj().T) / 2)
+        root = (v * np.sqrt(np.clip(w, 0, None))) @ v.conj().T
+        inner = root @ sigma @ root
+    inner = np.linalg.eigvalsh((inner + inner.conj().T) / 2)
     fidelity = float(np.sqrt(np.clip(inner, 0, None)).sum() ** 2)
     return trace, min(1.0, fidelity)

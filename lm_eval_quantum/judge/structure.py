@@ -8,9 +8,11 @@ the verdict, wrong_answer):
 * ``coupling``: ``[[a, b], ...]``, the qubit pairs a two-qubit operation may act on
   (either order); an operation on three or more qubits is refused, since it is no
   interaction the device offers;
-* ``max_depth``: the program's depth (judge.simulate.circuit_stats: measurements and
-  resets are layers, and the operations of an ``if`` block count as if they ran) is at
-  most this, for tasks whose point is constant depth;
+* ``max_two_qubit_depth``: the program's two-qubit depth (`two_qubit_depth`: layers of
+  operations on two or more qubits along each qubit's path; one-qubit gates,
+  measurements, resets and classical processing are free, and the operations of an
+  ``if`` block count as if they ran) is at most this, for tasks whose point is constant
+  depth (a long-range gate by measurement and feed-forward);
 * ``feed_forward: "required"``: at least one operation is conditioned on the bit of a
   measurement made before it (`feed_forward_ops`), for tasks whose point is acting on a
   mid-circuit outcome; the equivalent unitary or deferred-measurement program has none.
@@ -46,6 +48,18 @@ def feed_forward_ops(circuit: dict) -> int:
     return count
 
 
+def two_qubit_depth(circuit: dict) -> int:
+    """The number of layers of multi-qubit operations on the longest path through the
+    qubits of a validated circuit (every op of a conditioned block counted as if it ran)."""
+    level: dict[int, int] = {}
+    for op in circuit["ops"]:
+        qubits = op.get("qubits", [])
+        if wire.acts_on_amplitudes(op) and len(qubits) >= 2:
+            d = 1 + max(level.get(q, 0) for q in qubits)
+            level.update((q, d) for q in qubits)
+    return max(level.values(), default=0)
+
+
 def _coupling(circuit: dict, pairs: list) -> str | None:
     allowed = {frozenset(p) for p in pairs}
     for op in circuit["ops"]:
@@ -59,9 +73,8 @@ def _coupling(circuit: dict, pairs: list) -> str | None:
     return None
 
 
-def violation(circuit: dict, spec: dict, stats: dict) -> str | None:
-    """The first rule of the spec the circuit breaks, as a message, or None.  `stats`
-    is the circuit's judge.simulate.circuit_stats."""
+def violation(circuit: dict, spec: dict) -> str | None:
+    """The first rule of the spec the circuit breaks, as a message, or None."""
     if spec.get("gate_set"):
         broken = gateset.violation(circuit, spec["gate_set"])
         if broken:
@@ -70,10 +83,13 @@ def violation(circuit: dict, spec: dict, stats: dict) -> str | None:
         broken = _coupling(circuit, spec["coupling"])
         if broken:
             return broken
-    if spec.get("max_depth") is not None and stats["depth"] > spec["max_depth"]:
-        return (f"the program has depth {stats['depth']}; the task asks for depth at most "
-                f"{spec['max_depth']} (measurements and resets are layers, and the operations "
-                "of a conditioned block count as if they ran)")
+    if spec.get("max_two_qubit_depth") is not None:
+        depth = two_qubit_depth(circuit)
+        if depth > spec["max_two_qubit_depth"]:
+            return (f"the program has two-qubit depth {depth}; the task allows at most "
+                    f"{spec['max_two_qubit_depth']} (layers of operations on two or more qubits; "
+                    "one-qubit gates, measurements and classical processing are free, and the "
+                    "operations of a conditioned block count as if they ran)")
     if spec.get("feed_forward") == "required" and not feed_forward_ops(circuit):
         return ("the task requires feed-forward, and no operation is conditioned on the bit "
                 "of a measurement made before it (an equivalent unitary or deferred-measurement "

@@ -270,7 +270,8 @@ class Problem:
             spec["gate_set"] = gate_set
         if self.requires_feed_forward:     # judge.structure.feed_forward_ops counts them
             spec["feed_forward"] = "required"
-        for key, value in (("coupling", self.coupling(params)), ("max_depth", self.max_depth(params))):
+        for key, value in (("coupling", self.coupling(params)),
+                           ("max_two_qubit_depth", self.max_two_qubit_depth(params))):
             if value is not None:
                 spec[key] = value
         return spec
@@ -280,8 +281,8 @@ class Problem:
         or None: any pair (judge.structure; the statement must say so)."""
         return None
 
-    def max_depth(self, params) -> int | None:
-        """The largest depth the task allows (judge.structure), or None."""
+    def max_two_qubit_depth(self, params) -> int | None:
+        """The largest two-qubit depth the task allows (judge.structure), or None."""
         return None
 
 

@@ -93,7 +93,8 @@ def _grade_branches(session, circuit, inputs: list[int], outputs: list[int]) -> 
     """The exact channel of any program, from its branches (judge.dynamic)."""
     spec, d = session.spec, 2 ** len(inputs)
     branches = dynamic.run(circuit, dynamic.input_columns(circuit["num_qubits"], inputs))
-    j = dynamic.choi(branches, outputs)
+    vectors = dynamic.choi_vectors(branches, outputs)
+    j = vectors.T @ vectors.conj()
     numbers = {"dropped_probability": branches.dropped} if branches.dropped else {}
     if spec["mode"] == "quantum":
         fidelity = clamp_fidelity(dynamic.identity_fidelity(j, d))
@@ -101,7 +102,7 @@ def _grade_branches(session, circuit, inputs: list[int], outputs: list[int]) -> 
         return Grade(fidelity >= 1 - th.PROCESS_FIDELITY_EPS, fidelity,
                      f"entanglement fidelity of the channel with the identity: {fidelity:.6f}", numbers)
     if spec["mode"] == "channel":
-        trace, fidelity = dynamic.choi_distance(j, session.reference.target(), d)
+        trace, fidelity = dynamic.choi_distance(j, session.reference.target(), d, vectors)
         numbers.update(fidelity=clamp_fidelity(fidelity), choi_trace_distance=trace)
         return Grade(trace <= th.CHANNEL_TRACE_EPS, numbers["fidelity"],
                      f"trace distance of the Choi states to the target channel's: {trace:.3g} "

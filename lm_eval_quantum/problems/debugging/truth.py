@@ -37,6 +37,9 @@ prepared entangled with reference qubits, so one run gives the Choi matrix
 `code_correction` (errors inserted after the first top-level barrier), each by its kind's
 rule (judge/kinds/*.py docstrings, thresholds.py), and the parties' locality with
 feed-forward (a conditioned operation needs a holder that receives the condition's bits).
+`idle_noise` (dynamical decoupling) inserts each draw's noise exp(-iH) natively after
+every top-level barrier (a Qiskit `UnitaryGate`, `cirq.DiagonalGate`,
+`qml.DiagonalQubitUnitary`) and compares the framework's own unitary with the target.
 """
 from __future__ import annotations
 
@@ -612,6 +615,9 @@ def _cirq_exact(ctx, circuit, init, cut):
     if replace:
         circuit = cirq.map_operations_and_unroll(
             circuit, lambda op, index: replace.get((index, op), op))
+    if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
+           for op in circuit.all_operations()):
+        raise _Unsupported("a Cirq repeat_until loop (cirq.defer_measurements cannot unroll it)")
     deferred = cirq.defer_measurements(circuit)
     # what defer_measurements leaves measured: its records (traced out below, nothing to
     # do) and terminal measurements of the program's qubits (dephasing: a CNOT onto a
@@ -772,7 +778,7 @@ def _state_truth(ctx, native, fidelity: float, what: str) -> Truth:
               if isinstance(protocol, dict) else None)
     if broken:
         return Truth("changing", f"protocol violation ({broken}); {what} {fidelity:.6f}")
-    return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
+    return _with_rules(ctx, native, Truth("equivalent" if ok else "changing",
                                              f"{what} {fidelity:.6f}"))
 
 
@@ -841,13 +847,56 @@ def _native_gate_set(gate_set: dict, ops) -> str | None:
     return None
 
 
-def _with_gate_set(ctx, native, truth: Truth) -> Truth:
-    """A truth made "changing" when the task's gate set is violated."""
-    gate_set = ctx["spec"].get("gate_set")
-    broken = _native_gate_set(gate_set, _native_ops(ctx, native)) if gate_set else None
-    if broken and truth.status == "equivalent":
-        return Truth("changing", f"{broken}; {truth.detail}")
-    return truth
+def _native_structure(spec: dict, ops) -> str | None:
+    """The rules of `judge.structure` beside the gate set, decided on the native
+    operations: two-qubit operations only on coupled pairs, the two-qubit depth, and an
+    operation conditioned on a bit measured before it (or, in a loop, inside it)."""
+    gates = [(qubits, u) for _, qubits, u, what, _ in ops if what == "gate" and u is not None]
+    if spec.get("coupling") is not None:
+        pairs = {frozenset(p) for p in spec["coupling"]}
+        far = [q for q, _ in gates if len(q) > 2 or (len(q) == 2 and frozenset(q) not in pairs)]
+        if far:
+            return f"an operation on qubits {far[0]} outside the coupling map"
+    if spec.get("max_two_qubit_depth") is not None:
+        level: dict = {}
+        for qubits, _ in gates:
+            if len(qubits) >= 2:
+                d = 1 + max(level.get(q, 0) for q in qubits)
+                level.update((q, d) for q in qubits)
+        if max(level.values(), default=0) > spec["max_two_qubit_depth"]:
+            return f"two-qubit depth {max(level.values())} over {spec['max_two_qubit_depth']}"
+    if spec.get("feed_forward") == "required":
+        measured, live = set(), False
+        for i, (_, _, _, what, bits) in enumerate(ops):
+            if what == "measure":
+                measured.update(map(repr, bits))
+            elif what == "begin":
+                depth, inside = 0, []
+                for later in ops[i + 1:]:
+                    depth += {"begin": 1, "end": -1}.get(later[3], 0)
+                    if depth < 0:
+                        break
+                    inside.append(later)
+                written = measured | {repr(b) for o in inside if o[3] == "measure" for b in o[4]}
+                live = live or (bool(written.intersection(map(repr, bits)))
+                                and any(o[3] not in ("barrier", "begin", "end") for o in inside))
+        if not live:
+            return "no operation conditioned on a measured bit (feed-forward required)"
+    return None
+
+
+def _with_rules(ctx, native, truth: Truth) -> Truth:
+    """A truth made "changing" when a rule the task states beside its check (a gate set,
+    judge.gateset; a coupling map, a two-qubit depth, feed-forward: judge.structure) is
+    broken by the native program."""
+    spec = ctx["spec"]
+    if truth.status != "equivalent" or not any(
+            spec.get(k) is not None for k in ("gate_set", "coupling", "max_two_qubit_depth", "feed_forward")):
+        return truth
+    ops = _native_ops(ctx, native)
+    broken = (_native_gate_set(spec["gate_set"], ops) if spec.get("gate_set") else None) \
+        or _native_structure(spec, ops)
+    return Truth("changing", f"{broken}; {truth.detail}") if broken else truth
 
 
 def _clean_ancilla_block(u: np.ndarray, width: int, ancillas: list, framework: str) -> np.ndarray:
@@ -883,7 +932,7 @@ def truth_unitary(ctx, sources) -> Truth:
         overlap = sum(np.vdot(target[:, x], u[:, x]) for x in inputs)
         fidelity = float(abs(overlap / len(inputs)) ** 2)
     ok = fidelity >= 1 - th.PROCESS_FIDELITY_EPS
-    return _with_gate_set(ctx, native, Truth("equivalent" if ok else "changing",
+    return _with_rules(ctx, native, Truth("equivalent" if ok else "changing",
                                              f"process fidelity {fidelity:.6f}"))
 
 
@@ -1277,11 +1326,11 @@ def _tvd(want: dict, have: dict) -> float:
 
 
 def _with_protocol(ctx, spec, native, ok: bool, detail: str) -> Truth:
-    """The channel's truth, unless the parties' locality is broken natively."""
+    """The channel's truth, unless the parties' locality or a stated rule is broken natively."""
     broken = _native_locality(spec["protocol"], _native_ops(ctx, native)) if spec.get("protocol") else None
     if broken:
         return Truth("changing", f"protocol violation ({broken}); {detail}")
-    return Truth("equivalent" if ok else "changing", detail)
+    return _with_rules(ctx, native, Truth("equivalent" if ok else "changing", detail))
 
 
 def truth_classical_answer(ctx, sources) -> Truth:
@@ -1312,7 +1361,7 @@ def truth_classical_answer(ctx, sources) -> Truth:
         wrong = float(priors @ (1 - right - probs[target["inconclusive"], :]))
         ok = ok and wrong <= th.CLASSICAL_ANSWER_EPS
         detail += f", P(wrong answer) {wrong:.3g}"
-    return Truth("equivalent" if ok else "changing", detail)
+    return _with_rules(ctx, native, Truth("equivalent" if ok else "changing", detail))
 
 
 def truth_code_correction(ctx, sources) -> Truth:
@@ -1347,6 +1396,144 @@ def truth_code_correction(ctx, sources) -> Truth:
                  f"worst entanglement fidelity {worst:.6f} (error {worst_error or 'none'})")
 
 
+def _noise_diagonal(n: int, draw: dict, big_endian: bool) -> np.ndarray:
+    """exp(-i H) of one noise draw of an idle_noise spec, as the diagonal of a matrix over
+    qubits 0..n-1 in the framework's bitstring basis (big-endian: qubit 0 the most
+    significant bit of the index, Cirq / PennyLane; else qubit 0 the least, Qiskit)."""
+    def z(q: int, i: int) -> int:
+        return 1 - 2 * ((i >> (n - 1 - q if big_endian else q)) & 1)
+
+    energies = [sum(t * z(q, i) for q, t in enumerate(draw["detunings"]))
+                + sum(j * z(a, i) * z(b, i) for a, b, j in draw.get("crosstalk", []))
+                for i in range(2**n)]
+    return np.exp(-1j * np.array(energies, dtype=float))
+
+
+class _NotUnitary(Exception):
+    """idle_noise: the program measures, resets or conditions operations on bits."""
+
+
+def _qiskit_idle_noise(ctx, qc, draw):
+    """(the unitary with the noise after every top-level barrier, barriers): the
+    circuit's instructions copied into a new circuit (for loops unrolled, boxes inlined)
+    with exp(-iH) as a `UnitaryGate` of its diagonal matrix after each barrier, then
+    `Operator`."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit import ControlFlowOp
+    from qiskit.circuit.library import UnitaryGate
+    from qiskit.quantum_info import Operator
+
+    n = ctx["width"]
+    if qc.num_qubits != n:
+        raise _Mismatch(f"a circuit of {qc.num_qubits} qubits, the task has {n}")
+    out = QuantumCircuit(n)
+    # Qiskit matrices are little-endian over the qargs: qarg j = qubit j, index bit j
+    noise = UnitaryGate(np.diag(_noise_diagonal(n, draw, big_endian=False)), label="noise")
+    barriers = 0
+
+    def copy(circuit, qmap):
+        nonlocal barriers
+        for inst in circuit.data:
+            op, qubits = inst.operation, [qmap[q] for q in inst.qubits]
+            if op.name == "for_loop":
+                indexset, param, body = op.params
+                for value in indexset:
+                    block = body.assign_parameters({param: value}) if param is not None else body
+                    copy(block, dict(zip(block.qubits, qubits)))
+            elif op.name == "box":
+                copy(op.blocks[0], dict(zip(op.blocks[0].qubits, qubits)))
+            elif isinstance(op, ControlFlowOp) or op.name in ("measure", "reset"):
+                raise _NotUnitary(f"a {op.name} instruction")
+            elif op.name == "barrier":
+                barriers += 1
+                out.append(noise, list(range(n)))
+            elif op.name != "delay":
+                out.append(op, qubits)
+
+    copy(qc, {q: i for i, q in enumerate(qc.qubits)})
+    return np.asarray(Operator(out).data), barriers
+
+
+def _cirq_idle_noise(ctx, circuit, draw):
+    """The Cirq circuit (sub-circuits unrolled) with a `cirq.DiagonalGate` of exp(-iH) on
+    LineQubit.range(n) after every operation tagged "barrier", then `cirq.unitary`."""
+    import cirq
+
+    n = ctx["width"]
+    line = cirq.LineQubit.range(n)
+    circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
+    strange = set(circuit.all_qubits()) - set(line)
+    if strange:
+        raise _Mismatch(f"qubits outside cirq.LineQubit.range({n}): {sorted(map(str, strange))}")
+    angles = np.angle(_noise_diagonal(n, draw, big_endian=True))   # diag(exp(i angles))
+    noise = cirq.DiagonalGate(list(angles)).on(*line)
+    ops, barriers = [], 0
+    for op in circuit.all_operations():
+        if op.classical_controls or cirq.is_measurement(op) or isinstance(op.gate, cirq.ResetChannel):
+            raise _NotUnitary(f"the operation {op}")
+        ops.append(op)
+        if "barrier" in op.tags:
+            barriers += 1
+            ops.append(noise)
+    # one moment per operation: the order of the program, whatever the moments' packing
+    unitary = cirq.Circuit(cirq.Moment(op) for op in ops).unitary(
+        qubit_order=line, dtype=np.complex128)
+    return np.asarray(unitary), barriers
+
+
+def _pennylane_idle_noise(ctx, native, draw):
+    """The recorded tape with a `qml.DiagonalQubitUnitary` of exp(-iH) on wires 0..n-1
+    after every `qml.Barrier`, then `qml.matrix`."""
+    import pennylane as qml
+
+    n = ctx["width"]
+    ops = list(qml.tape.make_qscript(native)().operations)
+    wires = {w for op in ops for w in op.wires}
+    if not wires <= set(range(n)):
+        raise _Mismatch(f"wires outside 0..{n - 1}: {sorted(map(str, wires - set(range(n))))}")
+    diagonal = _noise_diagonal(n, draw, big_endian=True)
+    noisy, barriers = [], 0
+    for op in ops:
+        if isinstance(op, (qml.ops.MidMeasure, qml.ops.Conditional)):
+            raise _NotUnitary(f"the operation {op.name}")
+        noisy.append(op)
+        if isinstance(op, qml.Barrier):
+            barriers += 1
+            noisy.append(qml.DiagonalQubitUnitary(diagonal, wires=range(n)))
+    tape = qml.tape.QuantumScript(noisy, [])
+    return np.asarray(qml.matrix(tape, wire_order=list(range(n)))), barriers
+
+
+def truth_idle_noise(ctx, sources) -> Truth:
+    """The rule of judge/kinds/idle_noise.py, natively: no measurement, reset or classical
+    control, exactly `windows` barriers, and for every noise draw of the spec the native
+    circuit with exp(-iH) inserted natively after every top-level barrier (Qiskit
+    `UnitaryGate` and `Operator`, `cirq.DiagonalGate` and `cirq.unitary`,
+    `qml.DiagonalQubitUnitary` and `qml.matrix`) is the target up to global phase:
+    process fidelity >= 1 - PROCESS_FIDELITY_EPS."""
+    spec, fw = ctx["spec"], ctx["framework"]
+    native = _native_builder(ctx, sources)()
+    target = np.asarray(ctx["problem"].target_for(ctx["params"], fw), dtype=complex)
+    run = {"qasm": _qiskit_idle_noise, "qiskit": _qiskit_idle_noise, "cirq": _cirq_idle_noise,
+           "pennylane": _pennylane_idle_noise}[fw]
+    worst = 1.0
+    try:
+        for draw in spec["noise"]:
+            u, barriers = run(ctx, native, draw)
+            if barriers != spec["windows"]:
+                return Truth("changing", f"{barriers} barriers, the task has {spec['windows']} "
+                                         "idle windows")
+            if u.shape != target.shape:
+                return Truth("changing", f"unitary of dimension {u.shape[0]}, target "
+                                         f"{target.shape[0]}")
+            worst = min(worst, float(abs(np.trace(target.conj().T @ u) / u.shape[0]) ** 2))
+    except (_Mismatch, _NotUnitary) as exc:
+        return Truth("changing", f"not a unitary pulse sequence on the register: {exc}")
+    ok = worst >= 1 - th.PROCESS_FIDELITY_EPS
+    return Truth("equivalent" if ok else "changing",
+                 f"worst process fidelity over {len(spec['noise'])} noise draws {worst:.6f}")
+
+
 def truth_repair(ctx, sources) -> Truth:
     """A fixed program: the ground truth of its declared equivalence kind."""
     return GROUND_TRUTH[ctx["spec"]["equivalence"]](ctx, sources)
@@ -1356,7 +1543,8 @@ def truth_repair(ctx, sources) -> Truth:
 GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": truth_algorithm,
                 "distribution": truth_distribution, "variational": truth_variational,
                 "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair,
-                "classical_answer": truth_classical_answer, "code_correction": truth_code_correction}
+                "classical_answer": truth_classical_answer, "code_correction": truth_code_correction,
+                "idle_noise": truth_idle_noise}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:
