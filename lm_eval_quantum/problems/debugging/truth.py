@@ -577,6 +577,9 @@ def _cirq_exact(ctx, circuit, init, cut):
 
     n, total = ctx["width"], init.ndim
     line = cirq.LineQubit.range(n)
+    if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
+           for op in circuit.all_operations()):
+        raise _Unsupported("a Cirq repeat_until loop (cirq cannot unroll or defer it)")
     circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
     strange = set(circuit.all_qubits()) - set(line)
     if strange:
@@ -615,9 +618,6 @@ def _cirq_exact(ctx, circuit, init, cut):
     if replace:
         circuit = cirq.map_operations_and_unroll(
             circuit, lambda op, index: replace.get((index, op), op))
-    if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
-           for op in circuit.all_operations()):
-        raise _Unsupported("a Cirq repeat_until loop (cirq.defer_measurements cannot unroll it)")
     deferred = cirq.defer_measurements(circuit)
     # what defer_measurements leaves measured: its records (traced out below, nothing to
     # do) and terminal measurements of the program's qubits (dephasing: a CNOT onto a
@@ -1461,6 +1461,9 @@ def _cirq_idle_noise(ctx, circuit, draw):
 
     n = ctx["width"]
     line = cirq.LineQubit.range(n)
+    if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
+           for op in circuit.all_operations()):
+        raise _Unsupported("a Cirq repeat_until loop (cirq cannot unroll or defer it)")
     circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
     strange = set(circuit.all_qubits()) - set(line)
     if strange:
