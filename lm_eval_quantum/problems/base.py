@@ -268,13 +268,18 @@ class Problem:
         gate_set = self.gate_set_for(params)
         if gate_set:
             spec["gate_set"] = gate_set
-        if self.requires_feed_forward:     # judge.structure.feed_forward_ops counts them
+        if self.feeds_forward(params):     # judge.structure.feed_forward_ops counts them
             spec["feed_forward"] = "required"
         for key, value in (("coupling", self.coupling(params)),
                            ("max_two_qubit_depth", self.max_two_qubit_depth(params))):
             if value is not None:
                 spec[key] = value
         return spec
+
+    def feeds_forward(self, params) -> bool:
+        """Does this instance require feed-forward (`requires_feed_forward` by default; a
+        code whose register is too narrow for the deferred form says so per instance)?"""
+        return self.requires_feed_forward
 
     def coupling(self, params) -> list | None:
         """The qubit pairs two-qubit operations may act on ([[a, b], ...], either order),
@@ -628,7 +633,7 @@ class DynamicProgram(Problem):
         return ""
 
     def format_rule(self, framework, params):
-        required = FEED_FORWARD_RULE if self.requires_feed_forward else ""
+        required = FEED_FORWARD_RULE if self.feeds_forward(params) else ""
         return " ".join(p for p in (super().format_rule(framework, params),
                                     SPECS[framework].dynamic_rule, required,
                                     self.reading(params)) if p)

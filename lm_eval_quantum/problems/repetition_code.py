@@ -97,7 +97,7 @@ class RepetitionCode(DynamicProgram):
     title = "Repetition codes (bit-flip, phase-flip; syndrome measurement and feed-forward)"
     check = "code_correction"
     suite = "dynamic-circuits"
-    version = 1
+    version = 2   # v2: feed-forward required where the register has no room for the deferred form
     fixed_width = True
     arguments = (("code", "str"), ("data", "list[int]"), ("ancillas", "list[int]"),
                  ("logical", "int"))
@@ -128,6 +128,10 @@ class RepetitionCode(DynamicProgram):
     def width(self, params):
         data, ancillas = registers(params)
         return len(data) + len(ancillas)
+
+    def feeds_forward(self, params):
+        """One ancilla reused for the d - 1 checks: no room for the deferred form (judge.structure)."""
+        return len(registers(params)[1]) < params["distance"] - 1
 
     def entry_args(self, params):
         data, ancillas = registers(params)

@@ -33,7 +33,7 @@ class ShorCode(DynamicProgram):
     title = "Shor's nine-qubit code (syndrome measurement, reset and feed-forward)"
     check = "code_correction"
     suite = "dynamic-circuits"
-    version = 1
+    version = 2   # v2: feed-forward required where the register has no room for the deferred form
     fixed_width = True
     arguments = (("ancillas", "list[int]"),)
 
@@ -52,6 +52,10 @@ class ShorCode(DynamicProgram):
 
     def argument_notes(self, framework, params):
         return "`ancillas` lists the ancilla qubits, as above."
+
+    def feeds_forward(self, params):
+        """Fewer ancillas than syndrome bits: no room for the deferred form (judge.structure)."""
+        return params["syndrome_qubits"] < CHECKS
 
     def errors(self, params) -> list[list[dict]]:
         return [e for q in DATA for p in "xyz" for e in pauli_errors(p, [q], 1)]

@@ -51,7 +51,7 @@ from lm_eval_quantum.judge.kinds.repair import EQUIVALENCES
 from lm_eval_quantum.problems.base import DynamicProgram, Problem
 from lm_eval_quantum.problems.debugging.operators import (_QUBIT_DECL, QASM_GATES, parse_qasm_gate,
                                                           qasm_dynamic_edits)
-from lm_eval_quantum.problems.prompts import gate_set_rule
+from lm_eval_quantum.problems.prompts import FEED_FORWARD_RULE, gate_set_rule
 
 CATEGORIES = {
     "C1": "deprecated OpenQASM 2 syntax or a syntax error",
@@ -500,7 +500,8 @@ class DebugTask(Problem):
             task += (f"\nFinally, measure qubit q[k] into bit c[k] for k = 0..{len(data) - 1}; the "
                      "program's output is the distribution of c.")
         if program.dynamic:
-            task += "\n" + " ".join(p for p in (SPECS["qasm"].dynamic_rule,
+            required = FEED_FORWARD_RULE if program.problem.feeds_forward(program.instance) else ""
+            task += "\n" + " ".join(p for p in (SPECS["qasm"].dynamic_rule, required,
                                                  program.problem.reading(program.instance)) if p)
         return (f"An OpenQASM 3.0 program was written for the following task.\n\nTask:\n{task}\n\n"
                 f"{SPECS['qasm'].order_rule}\n\nThe program contains exactly one bug.")
