@@ -4,11 +4,16 @@ run: the same task answered by a program with mid-circuit measurement and feed-f
 by its deferred-measurement twin (controlled gates instead), each judged (`Session.verdict`,
 no sandbox: the artifact comes from the OpenQASM adapter in process) `--repeats` times.
 
-    python scripts/bench_dynamic.py [--repeats 20] [--max-n 3]
+    python scripts/bench_dynamic.py [--repeats 20] [--max-n 3] [--doc-repeats 3]
 
 Prints, per case, the median judge time of both forms and their ratio; a dynamic program is
 followed branch by branch (judge/dynamic.py), so its cost grows with the branches it makes
 (4^n for teleporting n qubits, on 2^n inputs at once).
+
+Then, per family of the dynamic-circuits suite and for a few plain families (unitary
+programs judged by state or unitary), the judge's median and slowest time per sample over
+the OpenQASM canonicals of its test docs (`--doc-repeats` runs each, median taken), and
+the family's median against the plain families' median, in the same run.
 """
 from __future__ import annotations
 
@@ -80,10 +85,47 @@ def deferred(qasm: str) -> str:
     return "\n".join(lines + tail)
 
 
+PLAIN = ("ghz", "qft", "w_state", "random_clifford", "toffoli_decomposition", "graph_state")
+
+
+def family_costs(slug: str, repeats: int) -> tuple[list[float], range, str, bool]:
+    """Judge seconds per test doc's OpenQASM canonical, its widths, kind and whether all passed."""
+    problem = get_problem(slug)
+    costs, widths, ok = [], [], True
+    for i, params in enumerate(problem.instances("test")):
+        doc = make_doc(problem, "qasm", params, i, "test")
+        seconds, passed = judge_seconds(doc, artifact(doc, problem.canonical("qasm", params)["qasm"]),
+                                        repeats)
+        costs.append(seconds)
+        widths.append(problem.width(params))
+        ok &= passed
+    return costs, range(min(widths), max(widths) + 1), problem.check, ok
+
+
+def families(repeats: int) -> None:
+    from lm_eval_quantum.problems import PROBLEM_MODULES
+
+    dynamic = [s for s in PROBLEM_MODULES if get_problem(s).suite == "dynamic-circuits"
+               and "qasm" in get_problem(s).frameworks]
+    rows = {slug: family_costs(slug, repeats) for slug in (*PLAIN, *dynamic)}
+    plain = statistics.median(c for slug in PLAIN for c in rows[slug][0])
+    print(f"\n{'family':28s} {'kind':17s} {'qubits':>7s} {'docs':>5s} {'median ms':>10s} "
+          f"{'max ms':>9s} {'vs plain':>9s}")
+    for slug, (costs, widths, kind, ok) in rows.items():
+        median = statistics.median(costs)
+        flag = "" if ok else "  (a canonical failed!)"
+        tag = "plain " if slug in PLAIN else ""
+        print(f"{tag + slug:28s} {kind:17s} {f'{widths.start}-{widths.stop - 1}':>7s} "
+              f"{len(costs):5d} {median * 1e3:10.2f} {max(costs) * 1e3:9.2f} "
+              f"{median / plain:8.1f}x{flag}")
+    print(f"plain families' median: {plain * 1e3:.2f} ms per sample")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--max-n", type=int, default=3)
+    ap.add_argument("--doc-repeats", type=int, default=3)
     args = ap.parse_args()
     problem = get_problem("teleportation")
     print(f"{'case':34s} {'dynamic ms':>11s} {'deferred ms':>12s} {'ratio':>7s}")
@@ -96,6 +138,7 @@ def main() -> int:
         flag = "" if ok_dyn and ok_dfr else "  (a form failed!)"
         print(f"{f'teleportation n={n} ({3 * n} qubits)':34s} {dyn * 1e3:11.2f} {dfr * 1e3:12.2f} "
               f"{dyn / dfr:7.2f}{flag}")
+    families(args.doc_repeats)
     return 0
 
 
