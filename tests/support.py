@@ -295,3 +295,37 @@ def adapter_artifact(doc, code: str | None = None) -> dict:
                                         spec["entry"]))
     assert [m["type"] for m in sent] == ["artifact"], sent
     return sent[0]["circuit"]
+
+
+class SessionChannel:
+    """The sandboxed child's channel, in process: every message goes to the judge's session
+    (validated as the pool does), and a run request gets the session's reply."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def send(self, msg):
+        from lm_eval_quantum.runtime import wire
+
+        self.session.on_message(wire.check_message(msg))
+
+    def request(self, msg):
+        from lm_eval_quantum.runtime import wire
+
+        return self.session.on_message(wire.check_message(msg))
+
+
+def judge_in_process(doc: dict, sources: dict) -> dict:
+    """The verdict of an answer (sources {"qasm": ..., "python": ...}) as the pipeline gives
+    it, with the adapter run in this process instead of the sandbox (trusted test code)."""
+    from types import SimpleNamespace
+
+    from lm_eval_quantum.runtime.adapters import run_job
+    from lm_eval_quantum.scoring import doc_limits, session_for
+
+    session = session_for(doc)
+    job = session.job({"qasm": sources.get("qasm"), "python": sources.get("python")}, doc_limits(doc))
+    run_job(job, SessionChannel(session))
+    ran = SimpleNamespace(status="ok", cpu_seconds=0.0, wall_seconds=0.0, isolation="none",
+                          retried=False, detail="", signal=None)
+    return session.verdict(ran)

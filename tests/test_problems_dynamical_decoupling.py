@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from support import judge_in_process as judge
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import simulate
 from lm_eval_quantum.judge.kinds import CHECKS, KINDS
@@ -372,29 +373,6 @@ def test_prompts_state_the_windows_the_noise_and_the_check():
 
 
 # --- every framework's answers through its adapter, graded in-process ----------------------------
-class _Channel:
-    """The sandbox child's channel, in-process: every message goes to the judge's session."""
-
-    def __init__(self, session):
-        self.session = session
-
-    def send(self, msg):
-        self.session.on_message(wire.check_message(msg))
-
-    def request(self, msg):
-        return self.session.on_message(wire.check_message(msg))
-
-
-def judge(doc: dict, sources: dict) -> dict:
-    """The verdict of an answer as the pipeline gives it, with the adapter run in this
-    process instead of the sandbox."""
-    from lm_eval_quantum.runtime.adapters import run_job
-    from lm_eval_quantum.scoring import doc_limits, session_for
-
-    session = session_for(doc)
-    job = session.job({"qasm": sources.get("qasm"), "python": sources.get("python")}, doc_limits(doc))
-    run_job(job, _Channel(session))
-    return session.verdict(RAN)
 
 
 @pytest.fixture(scope="module", params=FRAMEWORKS)

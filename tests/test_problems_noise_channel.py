@@ -25,16 +25,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from support import canonical_code, score_with_canonicals
+from support import canonical_code, judge_in_process, score_with_canonicals
 
-from lm_eval_quantum import thresholds
 from lm_eval_quantum.judge.kinds import CHECKS
 from lm_eval_quantum.problems import get_problem, make_doc
 from lm_eval_quantum.problems import noise_channel as nc
 from lm_eval_quantum.problems.seeding import seeded_rng
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.runtime.adapters import run_job
-from lm_eval_quantum.scoring import session_for
 
 pytest.importorskip("qiskit_qasm3_import")
 pytest.importorskip("cirq")
@@ -45,31 +42,11 @@ FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
 
 
 # --- scoring in process: the adapter converts, the judge's session grades ---------------------
-class _Channel:
-    """The sandbox's channel, in process: every message goes to the judge's session."""
-
-    def __init__(self, session):
-        self.session = session
-
-    def send(self, msg):
-        self.session.on_message(wire.check_message(msg))
-
-    def request(self, msg):
-        self.send(msg)
-        return {"error": "no simulator in this task"}
-
-
 def score(doc: dict, text: str | None = None) -> dict:
     """The verdict of an answer text (default: the doc's canonical) as the judge gives it,
     with the adapter run in this process instead of the sandbox."""
-    session = session_for(doc)
     code = canonical_code(doc["canonical"] if text is None else text)
-    lang = "qasm" if doc["framework"] == "qasm" else "python"
-    job = session.job({"qasm": None, "python": None, lang: code}, thresholds.SandboxLimits())
-    run_job(job, _Channel(session))
-    done = SimpleNamespace(status="ok", cpu_seconds=0.0, wall_seconds=0.0, isolation=None,
-                           retried=False, detail="", signal=None)
-    return session.verdict(done)
+    return judge_in_process(doc, {"qasm" if doc["framework"] == "qasm" else "python": code})
 
 
 def doc_for(framework: str, params: dict, split: str = "test", index: int = 0) -> dict:

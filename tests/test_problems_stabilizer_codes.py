@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from support import judge_in_process as judge
 from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import structure
 from lm_eval_quantum.judge.kinds import CHECKS as KIND_CHECKS
@@ -521,31 +522,6 @@ def mutant_cases(every: bool) -> list[tuple]:
 
 
 # --- every framework's answers through its adapter, graded in-process ----------------------------
-class _Channel:
-    """The sandbox child's channel, in-process: every message goes to the judge's session."""
-
-    def __init__(self, session):
-        self.session = session
-
-    def send(self, msg):
-        self.session.on_message(wire.check_message(msg))
-
-    def request(self, msg):
-        return self.session.on_message(wire.check_message(msg))
-
-
-def judge(doc: dict, sources: dict) -> dict:
-    """The verdict of an answer (sources {"qasm": ..., "python": ...}) as the pipeline gives
-    it, with the adapter run in this process instead of the sandbox."""
-    from lm_eval_quantum.runtime.adapters import run_job
-    from lm_eval_quantum.scoring import doc_limits, session_for
-
-    session = session_for(doc)
-    job = session.job({"qasm": sources.get("qasm"), "python": sources.get("python")}, doc_limits(doc))
-    run_job(job, _Channel(session))
-    ran = SimpleNamespace(status="ok", cpu_seconds=0.0, wall_seconds=0.0, isolation="none",
-                          retried=False, detail="", signal=None)
-    return session.verdict(ran)
 
 
 @pytest.fixture(scope="module", params=FRAMEWORKS)
