@@ -231,3 +231,23 @@ def test_a_lookup_table_fails_and_a_model_of_the_rule_passes(slug):
             assert (right, total, hidden_total) == (listed, listed, hidden), v["message"]
             assert hidden_right < hidden
             assert v["score"] == pytest.approx((listed + hidden_right) / (listed + hidden))
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_an_error_message_never_spells_out_a_hidden_input(slug):
+    """A program that raises on the first unlisted input, with the input in its message:
+    the verdict keeps the category and withholds the message.  An error on a listed input
+    keeps its message (the input is in the prompt anyway)."""
+    doc = lmq.load_docs(f"quantum_qiskit_{slug}")[0]
+    listed = json.loads(doc["check"])["listed"]
+    hidden = hidden_part(doc)[0]
+    # the judge calls build_circuit on the listed inputs first, then on the hidden ones
+    leak = render("qiskit", doc["num_qubits"],
+                  f"CALLS.append(x)\nif len(CALLS) > {listed}:\n"
+                  "    raise ValueError(f'hidden input {x!r}')", "CALLS = []")
+    early = render("qiskit", doc["num_qubits"], "raise ValueError(f'listed input {x!r}')")
+    v_leak, v_early = lmq.score(f"quantum_qiskit_{slug}", doc, [leak, early])
+    assert v_leak["category"] == "runtime" and "withheld" in v_leak["message"], v_leak["message"]
+    assert not [x for x in hidden if repr(x) in v_leak["message"]]
+    assert "ValueError" not in v_leak["message"]    # nothing of the candidate's text
+    assert v_early["category"] == "runtime" and "listed input" in v_early["message"], v_early["message"]

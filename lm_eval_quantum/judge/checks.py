@@ -225,11 +225,24 @@ class Session:
             return empty_verdict("runtime", "malformed output: the judge could not evaluate "
                                  f"the circuit ({type(exc).__name__})", **extra)
 
+    def _error_shown(self) -> tuple[str, str]:
+        """The candidate's error as the verdict shows it: its message withheld when the
+        program failed while building the circuit of a hidden input (a batch entry past
+        the `listed` ones: the entries arrive in order), since the message is the
+        candidate's own text and could spell the input out."""
+        category, message = self.error
+        batch, listed = self.spec.get("batch"), self.spec.get("listed")
+        if batch and listed is not None and len(self.batch) >= listed:
+            return category, (f"the program failed ({category}) while building the circuit of "
+                              "an unlisted input; its message is withheld, since it could reveal "
+                              "the hidden input")
+        return category, message
+
     def _verdict(self, result, extra: dict) -> dict:
         if self.malformed is not None:
             return empty_verdict("runtime", f"malformed output: {self.malformed}", **extra)
         if self.error is not None:
-            return empty_verdict(*self.error, **extra)
+            return empty_verdict(*self._error_shown(), **extra)
         if result.status in ("timeout", "cpu_limit"):
             what = "CPU" if result.status == "cpu_limit" else "wall-clock"
             return empty_verdict("timeout", f"{what} time limit exceeded", **extra)
