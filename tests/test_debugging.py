@@ -84,6 +84,7 @@ def test_the_three_tasks_share_the_mutants_and_record_the_bug():
         assert f"{len(lines)}: {lines[-1]}" in loc["prompt"]
 
 
+@pytest.mark.slow
 def test_generator_is_deterministic_and_scales():
     bugs._mutants.cache_clear()
     first = bugs.mutants("full", count=20)
