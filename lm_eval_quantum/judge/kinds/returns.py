@@ -118,8 +118,22 @@ def _number_close(a, b, tol: float) -> bool:
     return abs(a - b) <= tol * max(1.0, abs(b))
 
 
+def _as_array(value):
+    """A nested list of numbers as an array, or None (and the list kept)."""
+    try:
+        arr = np.asarray(value, dtype=complex)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype != object else None
+
+
 def same(got, want, tol: float) -> None:
-    """Raise Mismatch unless `got` equals `want` (numbers within `tol`; tol 0: exactly)."""
+    """Raise Mismatch unless `got` equals `want` (numbers within `tol`; tol 0: exactly).  A
+    list of numbers and an array are the same value (a model returns either)."""
+    if isinstance(want, list) and isinstance(got, np.ndarray) and _as_array(want) is not None:
+        want = _as_array(want)
+    elif isinstance(want, np.ndarray) and isinstance(got, list):
+        got = _as_array(got) if _as_array(got) is not None else got
     if isinstance(want, (bool, int, float, complex)) and not isinstance(want, np.ndarray):
         if isinstance(got, np.ndarray) and got.shape == ():
             got = got.item()
