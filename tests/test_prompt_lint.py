@@ -212,6 +212,8 @@ def _arity(params: str) -> tuple[int, float]:
 def _call_arity(doc: Doc, entry: str) -> int:
     if entry == (doc.spec.get("post") or {}).get("entry"):
         return 2                                    # (circuit, simulator)
+    if doc.spec.get("calls"):                       # a function task: its hidden inputs
+        return len(doc.spec["calls"][0])
     args = doc.spec.get("args") or []
     return len(args) + bool(doc.spec.get("oracle"))
 
@@ -317,6 +319,7 @@ _GRADED = {
     "classical_answer": r"(?i)\bprobability of a right answer\b",
     "code_correction": r"(?i)\bjudge checks this channel\b",
     "idle_noise": r"(?i)\bchecked as a unitary\b",
+    "returns": r"(?i)\bcompares each returned value\b",
 }
 
 
@@ -331,8 +334,9 @@ def grading_unstated(doc: Doc) -> list[str]:
 
 
 def measurement_unstated(doc: Doc) -> list[str]:
-    """Whether measurements are expected, allowed or forbidden must be stated."""
-    if doc.kind == "label":
+    """Whether measurements are expected, allowed or forbidden must be stated (for tasks
+    that return a circuit)."""
+    if doc.kind in ("label", "returns"):
         return []
     return [] if re.search(r"(?i)\bmeasure", doc.prose) else ["measurements are not mentioned"]
 
@@ -351,7 +355,7 @@ def register_width_unstated(doc: Doc) -> list[str]:
     """The prompt must fix the register: exactly how many qubits (Qiskit/OpenQASM
     circuits of another width fail), and which qubits/wires a Cirq/PennyLane answer uses
     (qubits it never touches still count)."""
-    if doc.kind == "label":
+    if doc.kind in ("label", "returns"):    # no register: a function task returns a value
         return []
     w = doc.spec["num_qubits"]
     text = re.sub(r"\s+", " ", doc.prose)

@@ -26,7 +26,7 @@ from lm_eval_quantum.runtime.wire import (
     CATEGORIES, SizeLimitError, WireError, check_circuit, check_message, op_kind)
 from . import equivalence, simulate, structure
 from .grading import CheckFailure, key_rng, key_words, served_distribution
-from .kinds import CHECKS
+from .kinds import CHECKS, KINDS
 from .reference import Reference
 
 log = logging.getLogger("lm_eval.quantum")
@@ -86,6 +86,7 @@ class Session:
             "oracle": self.spec.get("oracle"),
             "post": self.spec.get("post"),
             "batch": self.spec.get("batch"),
+            "calls": self.spec.get("calls"),     # function tasks: the hidden inputs (returns)
             "whole_gates": bool(self.spec.get("gate_set")),
             "limits": limits.as_dict(),
         }
@@ -250,6 +251,16 @@ class Session:
             return empty_verdict("runtime", f"malformed output: {result.detail}", **extra)
         if result.status == "signaled":
             return empty_verdict("runtime", f"the program was killed by signal {result.signal}", **extra)
+        if not KINDS[self.spec["kind"]].reads_circuit:     # a function's returned values
+            try:
+                grade = CHECKS[self.spec["kind"]](self, None)
+            except CheckFailure as exc:
+                return empty_verdict(exc.category, str(exc), **extra)
+            except SizeLimitError as exc:
+                return empty_verdict("resource_limit", str(exc), **extra)
+            return empty_verdict("ok" if grade.passed else "wrong_answer", grade.message,
+                                 passed=bool(grade.passed), score=float(grade.score), exec_ok=True,
+                                 **{**extra, **grade.numbers})
         if self.artifact is None:
             return empty_verdict("runtime", "the program ended without producing a circuit", **extra)
         try:

@@ -472,7 +472,8 @@ def process_results(doc, results):
             out[name] = nanmean(_ratio(v.get(field), reference.get(field)) for v in passed)
         elif name in WORST:
             out[name] = _mean(WORST[name] if v.get(name) is None else v[name] for v in scored)
-        elif name in ("fidelity", "approximation_ratio", "accuracy", "noise_draws_passed"):
+        elif name in ("fidelity", "approximation_ratio", "accuracy", "noise_draws_passed",
+                      "tests_passed"):
             # a sample that failed to run reached 0
             out[name] = _mean(v.get(name) or 0.0 for v in scored)
         elif name == "shots_used":

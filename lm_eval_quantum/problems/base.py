@@ -637,3 +637,124 @@ class DynamicProgram(Problem):
         return " ".join(p for p in (super().format_rule(framework, params),
                                     SPECS[framework].dynamic_rule, required,
                                     self.reading(params)) if p)
+
+
+class FunctionTask(Problem):
+    """A function that computes a value (check kind `returns`, issue N): the prompt names
+    the function and its signature; the judge calls it on `hidden_count` inputs drawn per
+    doc (`draw_input`, never shown in the prompt) and compares what it returns with the
+    values of `reference`, an independent NumPy implementation, computed when the doc is
+    built (`expected`: they stay in the check spec and never enter the sandbox), by the
+    task's `compare` rule (judge/kinds/returns.py).  The canonical answer is the framework
+    code a user would write, and must pass against the reference.
+
+    A problem defines `function`, `parameters` ((name, annotation), ...), `returns` (the
+    return annotation) and `imports` (the import line it needs per framework), `compare`
+    and `tolerance`, `statement(params)` (what the function computes, with the meaning of
+    every argument), `draw_input(rng, params)` (one hidden argument list, JSON data),
+    `reference(framework, *args)` and `code` (the canonical source per framework)."""
+
+    check = "returns"
+    suite = "function-tasks"
+    fixed_width = True
+    measurement = "custom"
+    function: str = ""
+    parameters: tuple = ()
+    returns: str = ""
+    compare: str = "exact"
+    tolerance: float | None = None
+    hidden_count = 5
+    unsupported = {"qasm": "the task is a Python function that returns a value, not a circuit"}
+
+    def instances(self, split):
+        return [{"variant": i} for i in range(3 if split == "test" else 1)]
+
+    def width(self, params):
+        return 0
+
+    def draw_input(self, rng, params) -> list:
+        raise NotImplementedError
+
+    def hidden_inputs(self, params) -> list[list]:
+        rng = seeded_rng(self.slug, "hidden", json_key(params))
+        return [self.draw_input(rng, params) for _ in range(self.hidden_count)]
+
+    def signature(self, framework, params):
+        args = ", ".join(f"{n}: {t}" for n, t in self.parameters)
+        return f"{self.function}({args}) -> {self.returns}"
+
+    def entry_args(self, params):
+        return []
+
+    def compare_text(self) -> str:
+        tol = power_text(self.tolerance) if self.tolerance else ""
+        return {
+            "exact": "it must be equal (numbers as numbers, so 3 and 3.0 are equal)",
+            "close": f"every number must be within {tol} (absolute, or relative above 1) and "
+                     "every list or array of the same length or shape",
+            "operator": f"it must be the same sum of Pauli strings (equal terms collected; "
+                        f"coefficients within {tol})",
+            "unitary": "the returned circuit must have the same unitary, up to a global phase",
+            "state": "the returned circuit must prepare the same state from |0...0>, up to a "
+                     "global phase",
+        }[self.compare]
+
+    def call_rule(self, framework, params):
+        return (f"The judge imports your code and calls `{self.function}` on {self.hidden_count} "
+                "hidden inputs of the kind described above (not shown here), then compares each "
+                f"returned value with the reference solution's: {self.compare_text()}. Return the "
+                "value; printing it does not count. An exception fails that input only.")
+
+    # framework -> the import line the signature's annotations need
+    imports = {"qiskit": "from qiskit import QuantumCircuit", "cirq": "import cirq",
+               "pennylane": "import pennylane as qml"}
+
+    def format_rule(self, framework, params):
+        packages = {"qiskit": "Qiskit 2.x (`qiskit`, `qiskit.quantum_info`, primitives V2)",
+                    "cirq": "Cirq", "pennylane": "PennyLane"}[framework]
+        return (f"Answer with Python code in a single ```python code block that imports what it "
+                f"uses (`{self.imports[framework]}` for the annotations) and defines "
+                f"`{self.signature(framework, params)}`. It may use {packages}, NumPy and SciPy; "
+                "nothing is printed or read from files.")
+
+    def reference(self, framework: str, *args):
+        """The right value for one hidden input, computed independently of the canonical
+        answer (NumPy): plain data, a NumPy array, or an `Encoded` value (a Pauli sum)."""
+        raise NotImplementedError
+
+    def expected(self, framework: str, params: dict) -> list:
+        """The reference's values on the doc's hidden inputs, as plain tagged data
+        (runtime.adapters.values): they stay in the check spec, never in the sandbox."""
+        from lm_eval_quantum.runtime.adapters.values import encode
+
+        return [value if isinstance(value := self.reference(framework, *args), Encoded)
+                else encode(value) for args in self.hidden_inputs(params)]
+
+    def check_spec(self, framework, params):
+        spec = {"kind": "returns", "num_qubits": 0, "entry": self.function, "args": [],
+                "calls": self.hidden_inputs(params), "compare": self.compare,
+                "expected": self.expected(framework, params)}
+        if self.tolerance is not None:
+            spec["tolerance"] = self.tolerance
+        return spec
+
+    def canonical(self, framework, params):
+        return {"python": self.code[framework]}
+
+
+class Encoded(dict):
+    """A reference value already in the wire's tagged form (`pauli_sum`)."""
+
+
+def pauli_sum(terms) -> Encoded:
+    """[(coefficient, {qubit: "X" | "Y" | "Z"}), ...] as the tagged Pauli sum of
+    runtime.adapters.values (qubits by index)."""
+    return Encoded({"$pauli_sum": [[sorted([int(q), p] for q, p in ops.items()),
+                                    float(complex(c).real), float(complex(c).imag)]
+                                   for c, ops in terms]})
+
+
+def json_key(params: dict) -> str:
+    import json
+
+    return json.dumps(params, sort_keys=True)

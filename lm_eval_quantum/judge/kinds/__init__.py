@@ -27,6 +27,8 @@ class Kind:
                                # answers to one doc are judged once (sampled tasks)
     by_category: bool          # also reported per bug category C1-C4 (debugging)
     rule: str                  # the pass rule, with its thresholds (docs/checks.md)
+    reads_circuit: bool = True  # False: the grader reads the session's answers, not a
+                               # returned circuit (returns: values of a function), circuit None
 
     @property
     def executes(self) -> bool:

@@ -392,3 +392,25 @@ WARM = {"sources": {"python": (
     "def run_and_analyze(circuit, simulator):\n"
     "    return simulator.run(circuit, repetitions=4).histogram(key='m')\n"
 )}}
+
+
+def encode_object(value, encode):
+    """A returned Cirq object as plain data (runtime.adapters.values), or None: a circuit as
+    the wire circuit this adapter makes of it, a `PauliString` or `PauliSum` on LineQubits
+    as its terms."""
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
+
+    if isinstance(value, cirq.AbstractCircuit):
+        builder = ArtifactBuilder(None)
+        to_artifact(value, builder)
+        return {"$circuit": builder.circuit()}
+    if isinstance(value, cirq.PauliString):
+        value = cirq.PauliSum.from_pauli_strings([value])
+    if isinstance(value, cirq.PauliSum):
+        terms = []
+        for term in value:
+            ops = sorted([_index(q), str(p)] for q, p in term.items())
+            c = complex(term.coefficient)
+            terms.append([ops, encode(c.real), encode(c.imag)])
+        return {"$pauli_sum": terms}
+    return None

@@ -242,3 +242,20 @@ WARM = {"oracle": None, "post": None, "sources": {"python": (
     "    qml.Toffoli(wires=[0, 1, 2])\n"
     "    return qml.state()\n"
 )}}
+
+
+def encode_object(value, encode):
+    """A returned PennyLane operator with a Pauli decomposition (a Hamiltonian, a sum or
+    product of Pauli operators) as its terms (runtime.adapters.values), or None."""
+    if not isinstance(value, qml.operation.Operator):
+        return None
+    try:
+        sentence = qml.pauli.pauli_sentence(value)
+    except Exception:  # noqa: BLE001 - no Pauli decomposition: not a Pauli sum
+        return None
+    terms = []
+    for word, coeff in sentence.items():
+        ops = sorted([_wire(w), p] for w, p in word.items())
+        c = complex(coeff)
+        terms.append([ops, encode(c.real), encode(c.imag)])
+    return {"$pauli_sum": terms}

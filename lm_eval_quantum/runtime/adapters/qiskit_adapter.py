@@ -655,3 +655,26 @@ WARM = {"sources": {"python": (
     "    from qiskit import transpile\n"
     "    return simulator.run(transpile(circuit, simulator), shots=4).result().get_counts()\n"
 )}}
+
+
+def encode_object(value, encode):
+    """A returned Qiskit object as plain data (runtime.adapters.values), or None: a circuit
+    as the wire circuit this adapter makes of it, a `Pauli` or `SparsePauliOp` as its terms
+    (qubit k is the k-th character from the right of a Qiskit label)."""
+    from qiskit.quantum_info import Pauli, SparsePauliOp
+
+    from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
+
+    if isinstance(value, QuantumCircuit):
+        builder = ArtifactBuilder(None)
+        to_artifact(value, builder)
+        return {"$circuit": builder.circuit()}
+    if isinstance(value, Pauli):
+        value = SparsePauliOp(value)
+    if isinstance(value, SparsePauliOp):
+        terms = []
+        for label, coeff in value.to_list():
+            ops = [[k, p] for k, p in enumerate(reversed(label)) if p != "I"]
+            terms.append([ops, encode(complex(coeff).real), encode(complex(coeff).imag)])
+        return {"$pauli_sum": terms}
+    return None

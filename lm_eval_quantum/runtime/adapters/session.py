@@ -8,6 +8,7 @@ import copy
 import importlib
 import operator
 
+from lm_eval_quantum.runtime.adapters import values
 from lm_eval_quantum.runtime.adapters.builder import ArtifactBuilder
 from lm_eval_quantum.runtime.adapters.candidate import call_entry, jsonable, load_python
 from lm_eval_quantum.runtime.adapters.failures import (MAX_MESSAGE_CHARS, CandidateError,
@@ -70,6 +71,27 @@ class JobSession:
         return {str(k): int(v) for k, v in counts.items()}, extra
 
 
+def _call_tests(session: JobSession, namespace: dict) -> None:
+    """A function task (check kind `returns`): the candidate's function called once per
+    hidden input, each returned value sent as plain data (`values.encode`).  A call that
+    raises is that test's failure, reported by the exception's type name only (its message
+    could spell the hidden input out); a missing function or signature fails the job."""
+    job = session.job
+    for t, args in enumerate(job["calls"]):
+        args = copy.deepcopy(list(args))
+        # the function and its signature (shape_mismatch: the job fails, every test alike)
+        fn = call_entry(namespace, job["entry"], args, prepare=lambda f: (lambda *_: f))
+        session.test = t
+        try:
+            value = {"$returned": values.encode(fn(*args), session.adapter)}
+        except CandidateError as exc:    # a limit, a circuit the adapter refuses
+            value = {"$raised": exc.category}
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the candidate's code
+            value = {"$raised": type(exc).__name__[:64]}
+        session.send({"type": "answer", "test": t, "value": value})
+    session.test = None
+
+
 def _execute(session: JobSession):
     job = session.job
     adapter = session.adapter
@@ -77,6 +99,9 @@ def _execute(session: JobSession):
     sources = job.get("sources") or {}
     python_first = job["framework"] != "qasm"  # qasm: the program, then its post-processing
     namespace = load_python(sources.get("python")) if python_first else {}
+    if job.get("calls") is not None:
+        _call_tests(session, namespace)
+        return
     if job.get("batch"):   # one circuit per argument list (classifier tasks)
         for i, args in enumerate(job["batch"]):
             artifact, _ = session.convert(adapter.build({**job, "args": args}, namespace),
