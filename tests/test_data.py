@@ -128,7 +128,8 @@ def test_docs_are_complete_and_splits_disjoint():
         for doc in test:
             assert doc["canonical"].startswith(doc["prefill"])
             assert doc["canonical"].startswith("```") or json.loads(doc["check"])["kind"] == "label"
-            assert info.framework == "qasm" or "build_circuit(" in doc["prompt"]
+            entry = json.loads(doc["check"]).get("entry", "build_circuit")
+            assert info.framework == "qasm" or f"{entry}(" in doc["prompt"]
 
 
 def test_hidden_data_never_enters_the_prompt_or_the_job():

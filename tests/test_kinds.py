@@ -17,13 +17,13 @@ def test_every_kind_is_one_module_that_declares_itself():
     modules = {m.name for m in pkgutil.iter_modules(kinds.__path__)}
     assert modules == set(KINDS) == {"algorithm", "channel", "classical_answer", "classifier",
                                      "code_correction", "distribution", "idle_noise", "label",
-                                     "repair", "state", "unitary", "variational"}
+                                     "repair", "returns", "state", "unitary", "variational"}
     for name, kind in KINDS.items():
         assert kind.name == name and kind.rule and kind.metrics
         assert kind.executes == (name in CHECKS) == (kind.grade is not None)
     # what the old hand-written tables said
     assert SEED_FREE_KINDS == {"state", "unitary", "variational", "classifier", "channel",
-                               "classical_answer", "code_correction", "idle_noise"}
+                               "classical_answer", "code_correction", "idle_noise", "returns"}
     assert {p.check for p in all_problems()} <= set(KINDS)
 
 

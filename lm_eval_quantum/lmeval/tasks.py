@@ -34,7 +34,9 @@ QCIRCUITBENCH_SUITES = ("algorithm-design", "oracle-construction", "random-circu
 QUANBENCH_SUITES = ("quantum-algorithms", "state-preparation", "gate-decomposition", "quantum-ml")
 # programs with mid-circuit measurement, reset and feed-forward (issue M)
 DYNAMIC_SUITES = ("dynamic-circuits",)
-SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + DYNAMIC_SUITES + ("debugging",)
+# functions that compute values, checked by hidden tests (issue N)
+FUNCTION_SUITES = ("function-tasks",)
+SUITES = QCIRCUITBENCH_SUITES + QUANBENCH_SUITES + DYNAMIC_SUITES + FUNCTION_SUITES + ("debugging",)
 # Efficiency of correct answers against the canonical (mean over passing samples;
 # docs without one are left out of the task mean).
 RATIO_METRICS = ("gate_count_ratio", "depth_ratio", "two_qubit_gate_ratio", "time_ratio")

@@ -667,7 +667,9 @@ class FunctionTask(Problem):
     unsupported = {"qasm": "the task is a Python function that returns a value, not a circuit"}
 
     def instances(self, split):
-        return [{"variant": i} for i in range(3 if split == "test" else 1)]
+        """Three test docs and one few-shot doc, which differ in their hidden inputs only
+        (the task is the function); the splits' draws are disjoint."""
+        return [{"variant": i} for i in (range(3) if split == "test" else range(3, 4))]
 
     def width(self, params):
         return 0
@@ -705,15 +707,15 @@ class FunctionTask(Problem):
                 f"returned value with the reference solution's: {self.compare_text()}. Return the "
                 "value; printing it does not count. An exception fails that input only.")
 
-    # framework -> the import line the signature's annotations need
-    imports = {"qiskit": "from qiskit import QuantumCircuit", "cirq": "import cirq",
-               "pennylane": "import pennylane as qml"}
+    # framework -> the import line the signature's annotations need (none: builtins only)
+    imports: ClassVar[dict] = {}
 
     def format_rule(self, framework, params):
         packages = {"qiskit": "Qiskit 2.x (`qiskit`, `qiskit.quantum_info`, primitives V2)",
                     "cirq": "Cirq", "pennylane": "PennyLane"}[framework]
+        needs = self.imports.get(framework)
         return (f"Answer with Python code in a single ```python code block that imports what it "
-                f"uses (`{self.imports[framework]}` for the annotations) and defines "
+                f"uses{f' (`{needs}` for the annotations)' if needs else ''} and defines "
                 f"`{self.signature(framework, params)}`. It may use {packages}, NumPy and SciPy; "
                 "nothing is printed or read from files.")
 
