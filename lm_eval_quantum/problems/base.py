@@ -677,8 +677,13 @@ class FunctionTask(Problem):
     def draw_input(self, rng, params) -> list:
         raise NotImplementedError
 
+    # kinds of input to cover, one hidden input each (`draw_input(rng, params, kind)`), or ()
+    input_kinds: tuple = ()
+
     def hidden_inputs(self, params) -> list[list]:
         rng = seeded_rng(self.slug, "hidden", json_key(params))
+        if self.input_kinds:
+            return [self.draw_input(rng, params, kind) for kind in self.input_kinds]
         return [self.draw_input(rng, params) for _ in range(self.hidden_count)]
 
     def signature(self, framework, params):

@@ -19,9 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from lm_eval_quantum.frameworks import LITTLE_ENDIAN
-from lm_eval_quantum.problems.base import FunctionTask, json_key
+from lm_eval_quantum.problems.base import FunctionTask
 from lm_eval_quantum.problems.reduced_density_matrix import reduced
-from lm_eval_quantum.problems.seeding import seeded_rng
 
 KINDS = ("pure", "pure", "pure", "mixed", "mixed", "mixed")
 
@@ -50,10 +49,7 @@ class EntanglementEntropy(FunctionTask):
     compare = "close"
     tolerance = 1e-6
     hidden_count = len(KINDS)
-
-    def hidden_inputs(self, params):
-        rng = seeded_rng(self.slug, "hidden", json_key(params))
-        return [self.draw_input(rng, params, kind) for kind in KINDS]
+    input_kinds = KINDS
 
     def draw_input(self, rng, params, kind=None) -> list:
         kind = kind or KINDS[int(rng.integers(len(KINDS)))]

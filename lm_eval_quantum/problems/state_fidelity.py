@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lm_eval_quantum.problems.base import FunctionTask, json_key
-from lm_eval_quantum.problems.seeding import seeded_rng
+from lm_eval_quantum.problems.base import FunctionTask
 
 # the kinds of the hidden pairs, in order: every doc has each kind
 KINDS = (("pure", "pure"), ("pure", "mixed"), ("mixed", "pure"), ("mixed", "mixed"),
@@ -49,10 +48,7 @@ class StateFidelity(FunctionTask):
     compare = "close"
     tolerance = 1e-6
     hidden_count = len(KINDS)
-
-    def hidden_inputs(self, params):
-        rng = seeded_rng(self.slug, "hidden", json_key(params))
-        return [self.draw_input(rng, params, kinds) for kinds in KINDS]
+    input_kinds = KINDS
 
     def draw_input(self, rng, params, kinds=None) -> list:
         kinds = kinds or KINDS[int(rng.integers(len(KINDS)))]
