@@ -36,8 +36,10 @@ class Cap:
 
     @contextlib.contextmanager
     def guard(self):
-        self.count = 0
+        """Count from 0 inside; a guard inside another (each call of a function task,
+        runtime.adapters.session) counts on its own and leaves the outer count as it was."""
+        outer, self.count = self.count, 0
         try:
             yield
         finally:
-            self.count = None
+            self.count = outer

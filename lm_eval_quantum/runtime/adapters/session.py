@@ -83,7 +83,8 @@ def _call_tests(session: JobSession, namespace: dict) -> None:
         fn = call_entry(namespace, job["entry"], args, prepare=lambda f: (lambda *_: f))
         session.test = t
         try:
-            value = {"$returned": values.encode(fn(*args), session.adapter)}
+            with getattr(session.adapter, "guard", contextlib.nullcontext)():   # a cap per call
+                value = {"$returned": values.encode(fn(*args), session.adapter)}
         except CandidateError as exc:    # a limit, a circuit the adapter refuses
             value = {"$raised": exc.category}
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the candidate's code
