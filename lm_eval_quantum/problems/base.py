@@ -660,7 +660,7 @@ class FunctionTask(Problem):
     measurement = "custom"
     function: str = ""
     parameters: tuple = ()
-    returns: str = ""
+    returns: str | dict = ""     # the return annotation, or one per framework
     compare: str = "exact"
     tolerance: float | None = None
     hidden_count = 5
@@ -688,7 +688,8 @@ class FunctionTask(Problem):
 
     def signature(self, framework, params):
         args = ", ".join(f"{n}: {t}" for n, t in self.parameters)
-        return f"{self.function}({args}) -> {self.returns}"
+        returns = self.returns[framework] if isinstance(self.returns, dict) else self.returns
+        return f"{self.function}({args}) -> {returns}"
 
     def entry_args(self, params):
         return []
@@ -747,6 +748,13 @@ class FunctionTask(Problem):
 
     def canonical(self, framework, params):
         return {"python": self.code[framework]}
+
+
+# a function that returns the framework's Pauli-sum object: its annotation and import
+PAULI_SUM_RETURNS = {"qiskit": "SparsePauliOp", "cirq": "cirq.PauliSum",
+                     "pennylane": "qml.operation.Operator"}
+PAULI_SUM_IMPORTS = {"qiskit": "from qiskit.quantum_info import SparsePauliOp", "cirq": "import cirq",
+                     "pennylane": "import pennylane as qml"}
 
 
 class Encoded(dict):

@@ -10,7 +10,7 @@ to 8, j and delta in [-2, 2], the fields in [-1, 1].
 """
 from __future__ import annotations
 
-from lm_eval_quantum.problems.base import FunctionTask, pauli_sum
+from lm_eval_quantum.problems.base import PAULI_SUM_IMPORTS, PAULI_SUM_RETURNS, FunctionTask, pauli_sum
 
 
 class HeisenbergHamiltonian(FunctionTask):
@@ -21,14 +21,8 @@ class HeisenbergHamiltonian(FunctionTask):
     parameters = (("n", "int"), ("j", "float"), ("delta", "float"), ("h", "list"))
     compare = "operator"
     tolerance = 1e-9
-    imports = {"qiskit": "from qiskit.quantum_info import SparsePauliOp", "cirq": "import cirq",
-               "pennylane": "import pennylane as qml"}
-
-    def signature(self, framework, params):
-        ret = {"qiskit": "SparsePauliOp", "cirq": "cirq.PauliSum",
-               "pennylane": "qml.operation.Operator"}[framework]
-        args = ", ".join(f"{n}: {t}" for n, t in self.parameters)
-        return f"{self.function}({args}) -> {ret}"
+    returns = PAULI_SUM_RETURNS
+    imports = PAULI_SUM_IMPORTS
 
     def draw_input(self, rng, params) -> list:
         n = int(rng.integers(2, 9))

@@ -12,7 +12,7 @@ Instances: the three test docs differ in their hidden inputs only (the task is t
 """
 from __future__ import annotations
 
-from lm_eval_quantum.problems.base import FunctionTask, pauli_sum
+from lm_eval_quantum.problems.base import PAULI_SUM_IMPORTS, PAULI_SUM_RETURNS, FunctionTask, pauli_sum
 
 
 class IsingHamiltonian(FunctionTask):
@@ -23,14 +23,8 @@ class IsingHamiltonian(FunctionTask):
     parameters = (("n", "int"), ("j", "float"), ("h", "float"), ("periodic", "bool"))
     compare = "operator"
     tolerance = 1e-9
-    imports = {"qiskit": "from qiskit.quantum_info import SparsePauliOp", "cirq": "import cirq",
-               "pennylane": "import pennylane as qml"}
-
-    def signature(self, framework, params):
-        ret = {"qiskit": "SparsePauliOp", "cirq": "cirq.PauliSum",
-               "pennylane": "qml.operation.Operator"}[framework]
-        args = ", ".join(f"{n}: {t}" for n, t in self.parameters)
-        return f"{self.function}({args}) -> {ret}"
+    returns = PAULI_SUM_RETURNS
+    imports = PAULI_SUM_IMPORTS
 
     def draw_input(self, rng, params) -> list:
         n = int(rng.integers(2, 9))

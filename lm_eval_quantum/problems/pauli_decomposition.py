@@ -22,7 +22,7 @@ from functools import lru_cache, reduce
 import numpy as np
 
 from lm_eval_quantum.frameworks import LITTLE_ENDIAN
-from lm_eval_quantum.problems.base import FunctionTask, pauli_sum
+from lm_eval_quantum.problems.base import PAULI_SUM_IMPORTS, PAULI_SUM_RETURNS, FunctionTask, pauli_sum
 
 PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
          "Z": np.diag([1, -1])}
@@ -49,13 +49,8 @@ class PauliDecomposition(FunctionTask):
     parameters = (("matrix", "list"),)
     compare = "operator"
     tolerance = 1e-9
-    imports = {"qiskit": "from qiskit.quantum_info import SparsePauliOp", "cirq": "import cirq",
-               "pennylane": "import pennylane as qml"}
-
-    def signature(self, framework, params):
-        ret = {"qiskit": "SparsePauliOp", "cirq": "cirq.PauliSum",
-               "pennylane": "qml.operation.Operator"}[framework]
-        return f"{self.function}(matrix: list) -> {ret}"
+    returns = PAULI_SUM_RETURNS
+    imports = PAULI_SUM_IMPORTS
 
     def draw_input(self, rng, params) -> list:
         n = int(rng.integers(1, 5))
