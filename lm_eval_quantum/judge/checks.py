@@ -77,7 +77,7 @@ class Session:
 
     # --- the job sent to the sandbox: no hidden data --------------------------------
     def job(self, sources: dict, limits: th.SandboxLimits) -> dict:
-        return {
+        job = {
             "framework": self.framework,
             "sources": sources,
             "entry": self.spec["entry"],
@@ -86,10 +86,12 @@ class Session:
             "oracle": self.spec.get("oracle"),
             "post": self.spec.get("post"),
             "batch": self.spec.get("batch"),
-            "calls": self.spec.get("calls"),     # function tasks: the hidden inputs (returns)
             "whole_gates": bool(self.spec.get("gate_set")),
             "limits": limits.as_dict(),
         }
+        if self.spec.get("calls") is not None:   # a function task: its hidden inputs (returns)
+            job["calls"] = self.spec["calls"]
+        return job
 
     def needed_sources(self) -> tuple[str, ...]:
         if self.framework == "qasm":
