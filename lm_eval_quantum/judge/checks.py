@@ -253,31 +253,13 @@ class Session:
             return empty_verdict("runtime", f"malformed output: {result.detail}", **extra)
         if result.status == "signaled":
             return empty_verdict("runtime", f"the program was killed by signal {result.signal}", **extra)
-        if not KINDS[self.spec["kind"]].reads_circuit:     # a function's returned values
-            try:
-                grade = CHECKS[self.spec["kind"]](self, None)
-            except CheckFailure as exc:
-                return empty_verdict(exc.category, str(exc), **extra)
-            except SizeLimitError as exc:
-                return empty_verdict("resource_limit", str(exc), **extra)
-            return empty_verdict("ok" if grade.passed else "wrong_answer", grade.message,
-                                 passed=bool(grade.passed), score=float(grade.score), exec_ok=True,
-                                 **{**extra, **grade.numbers})
-        if self.artifact is None:
+        reads_circuit = KINDS[self.spec["kind"]].reads_circuit   # else a function's values
+        if reads_circuit and self.artifact is None:
             return empty_verdict("runtime", "the program ended without producing a circuit", **extra)
         try:
-            circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
-            extra.update(simulate.circuit_stats(circuit))
-            extra.pop("num_qubits", None)
-            if circuit["num_qubits"] != self.spec["num_qubits"]:
-                return empty_verdict(
-                    "shape_mismatch",
-                    f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
-                    f"{self.spec['num_qubits']}", **extra)
-            broken = structure.violation(circuit, self.spec)
-            if broken:
-                return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
-            grade = CHECKS[self.spec["kind"]](self, circuit)
+            grade = self._grade(extra) if reads_circuit else CHECKS[self.spec["kind"]](self, None)
+            if isinstance(grade, dict):      # a verdict already: the circuit breaks a rule
+                return grade
         except CheckFailure as exc:
             return empty_verdict(exc.category, str(exc), **extra)
         except SizeLimitError as exc:
@@ -287,3 +269,19 @@ class Session:
         return empty_verdict("ok" if grade.passed else "wrong_answer", grade.message,
                              passed=bool(grade.passed), score=float(grade.score), exec_ok=True,
                              **{**extra, **grade.numbers})
+
+    def _grade(self, extra: dict):
+        """The check kind's Grade of the returned circuit, or the verdict of the shape or
+        structural rule it breaks; adds the circuit's statistics to `extra`."""
+        circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
+        extra.update(simulate.circuit_stats(circuit))
+        extra.pop("num_qubits", None)
+        if circuit["num_qubits"] != self.spec["num_qubits"]:
+            return empty_verdict(
+                "shape_mismatch",
+                f"the circuit has {circuit['num_qubits']} qubits; the task asks for "
+                f"{self.spec['num_qubits']}", **extra)
+        broken = structure.violation(circuit, self.spec)
+        if broken:
+            return empty_verdict("wrong_answer", broken, exec_ok=True, **extra)
+        return CHECKS[self.spec["kind"]](self, circuit)

@@ -572,18 +572,28 @@ def _qiskit_exact(ctx, qc, init, cut):
 
 
 # --- Cirq: cirq.defer_measurements --------------------------------------------------------------
-def _cirq_exact(ctx, circuit, init, cut):
+def _cirq_unrolled(circuit, line):
+    """The Cirq circuit with its sub-circuits unrolled, on the qubits `line` only (a
+    `repeat_until` loop, which Cirq can neither unroll nor defer, is unsupported)."""
     import cirq
 
-    n, total = ctx["width"], init.ndim
-    line = cirq.LineQubit.range(n)
     if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
            for op in circuit.all_operations()):
         raise _Unsupported("a Cirq repeat_until loop (cirq cannot unroll or defer it)")
     circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
     strange = set(circuit.all_qubits()) - set(line)
     if strange:
-        raise _Mismatch(f"qubits outside cirq.LineQubit.range({n}): {sorted(map(str, strange))}")
+        raise _Mismatch(f"qubits outside cirq.LineQubit.range({len(line)}): "
+                        f"{sorted(map(str, strange))}")
+    return circuit
+
+
+def _cirq_exact(ctx, circuit, init, cut):
+    import cirq
+
+    n, total = ctx["width"], init.ndim
+    line = cirq.LineQubit.range(n)
+    circuit = _cirq_unrolled(circuit, line)
     if cut is not None:
         found = next(((i, op) for i, moment in enumerate(circuit) for op in moment
                       if "barrier" in op.tags and not op.classical_controls), None)
@@ -1461,13 +1471,7 @@ def _cirq_idle_noise(ctx, circuit, draw):
 
     n = ctx["width"]
     line = cirq.LineQubit.range(n)
-    if any(isinstance(op.untagged, cirq.CircuitOperation) and op.untagged.repeat_until is not None
-           for op in circuit.all_operations()):
-        raise _Unsupported("a Cirq repeat_until loop (cirq cannot unroll or defer it)")
-    circuit = cirq.unroll_circuit_op(circuit, deep=True, tags_to_check=None)
-    strange = set(circuit.all_qubits()) - set(line)
-    if strange:
-        raise _Mismatch(f"qubits outside cirq.LineQubit.range({n}): {sorted(map(str, strange))}")
+    circuit = _cirq_unrolled(circuit, line)
     angles = np.angle(_noise_diagonal(n, draw, big_endian=True))   # diag(exp(i angles))
     noise = cirq.DiagonalGate(list(angles)).on(*line)
     ops, barriers = [], 0
