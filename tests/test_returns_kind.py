@@ -185,3 +185,14 @@ def test_raising_and_hunting_answers_fail_through_the_sandbox():
     # in the sandbox no dict of the process has the expected values
     assert hunted["category"] == "wrong_answer" and "raised NotFound" in hunted["message"], hunted
     assert absent["category"] == "no_code" and "defines ising_hamiltonian" in absent["message"]
+
+
+def test_every_function_task_states_its_level_and_category():
+    from lm_eval_quantum.problems import all_problems
+    from lm_eval_quantum.problems.base import DIFFICULTIES, HUMANEVAL_CATEGORIES, FunctionTask
+
+    tasks = [p for p in all_problems() if isinstance(p, FunctionTask)]
+    assert tasks
+    for p in tasks:
+        assert p.difficulty in DIFFICULTIES, p.slug
+        assert p.category in HUMANEVAL_CATEGORIES, p.slug

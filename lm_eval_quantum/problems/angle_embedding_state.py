@@ -21,6 +21,8 @@ from lm_eval_quantum.problems.circuits import qubit_state, rotation
 
 
 class AngleEmbeddingState(FunctionTask):
+    difficulty = "basic"
+    category = "state preparation and analysis"
     slug = "angle_embedding_state"
     title = "State vector of an angle embedding"
     version = 1

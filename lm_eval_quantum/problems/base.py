@@ -639,6 +639,18 @@ class DynamicProgram(Problem):
                                     self.reading(params)) if p)
 
 
+# Qiskit HumanEval's difficulty scale: "basic" (one API call or formula), "intermediate"
+# (several steps, or a convention to get right), "difficult" (an algorithm, a loop, a
+# pass manager or an optimisation); every function task states one.
+DIFFICULTIES = ("basic", "intermediate", "difficult")
+# Qiskit HumanEval's task categories (the README's coverage table counts the pack's
+# function tasks in each); every function task states one.
+HUMANEVAL_CATEGORIES = (
+    "circuit generation", "simulation and execution", "state preparation and analysis",
+    "algorithm implementation", "gate operations and manipulation",
+    "visualization and post-processing", "advanced circuit manipulation", "circuit serialization")
+
+
 class FunctionTask(Problem):
     """A function that computes a value (check kind `returns`, issue N): the prompt names
     the function and its signature; the judge calls it on `hidden_count` inputs drawn per
@@ -665,6 +677,11 @@ class FunctionTask(Problem):
     tolerance: float | None = None
     hidden_count = 5
     unsupported = {"qasm": "the task is a Python function that returns a value, not a circuit"}
+    difficulty: ClassVar[str] = ""    # one of DIFFICULTIES
+    category: ClassVar[str] = ""      # one of HUMANEVAL_CATEGORIES
+
+    def doc_fields(self, params):
+        return {"difficulty": self.difficulty}
 
     def instances(self, split):
         """Three test docs and one few-shot doc, which differ in their hidden inputs only

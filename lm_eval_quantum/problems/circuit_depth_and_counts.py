@@ -34,6 +34,8 @@ def define_gate(rng, name: str, arity: int) -> str:
 
 
 class CircuitDepthAndCounts(FunctionTask):
+    difficulty = "basic"
+    category = "advanced circuit manipulation"
     slug = "circuit_depth_and_counts"
     title = "Depth and operation counts of a circuit"
     version = 1

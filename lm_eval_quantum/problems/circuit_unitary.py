@@ -30,6 +30,8 @@ def gate_matrix(gate) -> np.ndarray:
 
 
 class CircuitUnitary(FunctionTask):
+    difficulty = "basic"
+    category = "simulation and execution"
     slug = "circuit_unitary"
     title = "The unitary matrix of a gate list"
     version = 1

@@ -17,6 +17,8 @@ from lm_eval_quantum.problems.base import FunctionTask
 
 
 class CountsExpectation(FunctionTask):
+    difficulty = "intermediate"
+    category = "visualization and post-processing"
     slug = "counts_expectation"
     title = "Expectation value of a Z-type observable from counts"
     version = 1

@@ -40,6 +40,8 @@ def random_pure(rng, n: int) -> np.ndarray:
 
 
 class EntanglementEntropy(FunctionTask):
+    difficulty = "intermediate"
+    category = "state preparation and analysis"
     slug = "entanglement_entropy"
     title = "Von Neumann entropy of a subsystem"
     version = 1

@@ -177,6 +177,8 @@ def program_text(low: int, high: int, names=ARITY) -> str:
 
 # --- the problem ------------------------------------------------------------------------------
 class EstimateExpectation(FunctionTask):
+    difficulty = "intermediate"
+    category = "simulation and execution"
     slug = "estimate_expectation"
     title = "Exact expectation value of a Pauli sum with StatevectorEstimator"
     version = 1

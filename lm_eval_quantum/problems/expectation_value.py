@@ -85,6 +85,8 @@ def apply_observable(psi, observable) -> np.ndarray:
 
 
 class ExpectationValue(FunctionTask):
+    difficulty = "basic"
+    category = "simulation and execution"
     slug = "expectation_value"
     title = "Expectation value of a Pauli sum in an RY + CNOT ansatz"
     version = 1

@@ -21,6 +21,8 @@ from lm_eval_quantum.problems.expectation_value import (
 
 
 class Gradient(FunctionTask):
+    difficulty = "intermediate"
+    category = "algorithm implementation"
     slug = "gradient"
     title = "Gradient of an ansatz energy (parameter shift or automatic differentiation)"
     version = 1

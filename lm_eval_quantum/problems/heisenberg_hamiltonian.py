@@ -14,6 +14,8 @@ from lm_eval_quantum.problems.base import PAULI_SUM_IMPORTS, PAULI_SUM_RETURNS, 
 
 
 class HeisenbergHamiltonian(FunctionTask):
+    difficulty = "intermediate"
+    category = "gate operations and manipulation"
     slug = "heisenberg_hamiltonian"
     title = "XXZ Heisenberg chain in local fields as a Pauli sum"
     version = 1

@@ -16,6 +16,8 @@ from lm_eval_quantum.problems.base import PAULI_SUM_IMPORTS, PAULI_SUM_RETURNS, 
 
 
 class IsingHamiltonian(FunctionTask):
+    difficulty = "basic"
+    category = "gate operations and manipulation"
     slug = "ising_hamiltonian"
     title = "Transverse-field Ising Hamiltonian as a Pauli sum"
     version = 1

@@ -17,6 +17,8 @@ from lm_eval_quantum.problems.base import FunctionTask
 
 
 class MarginalCounts(FunctionTask):
+    difficulty = "intermediate"
+    category = "visualization and post-processing"
     slug = "marginal_counts"
     title = "Marginal counts over listed classical bits"
     version = 1

@@ -52,6 +52,8 @@ def final_state(n, ops):
 
 
 class ParameterShiftGradient(FunctionTask):
+    difficulty = "difficult"
+    category = "algorithm implementation"
     slug = "parameter_shift_gradient"
     title = "Gradient of an RY/CNOT ansatz by the parameter-shift rule"
     version = 1

@@ -44,6 +44,8 @@ def angle_expression(rng, names) -> str:
 
 
 class ParameterSweep(FunctionTask):
+    difficulty = "intermediate"
+    category = "circuit generation"
     slug = "parameter_sweep"
     title = "Expectation values over a sweep of a parametrised circuit's inputs"
     version = 1

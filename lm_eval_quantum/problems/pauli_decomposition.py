@@ -42,6 +42,8 @@ def pauli_basis(n: int, little_endian: bool) -> tuple[list, np.ndarray]:
 
 
 class PauliDecomposition(FunctionTask):
+    difficulty = "difficult"
+    category = "gate operations and manipulation"
     slug = "pauli_decomposition"
     title = "Pauli decomposition of a Hermitian matrix"
     version = 1

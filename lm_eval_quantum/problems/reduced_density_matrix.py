@@ -31,6 +31,8 @@ def reduced(psi: np.ndarray, keep: list, little_endian: bool) -> np.ndarray:
 
 
 class ReducedDensityMatrix(FunctionTask):
+    difficulty = "intermediate"
+    category = "state preparation and analysis"
     slug = "reduced_density_matrix"
     title = "Reduced density matrix of a pure state (partial trace)"
     version = 1

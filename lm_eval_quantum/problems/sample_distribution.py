@@ -36,6 +36,8 @@ def distribution(qasm: str) -> dict[str, float]:
 
 
 class SampleDistribution(FunctionTask):
+    difficulty = "basic"
+    category = "simulation and execution"
     slug = "sample_distribution"
     title = "Exact outcome distribution of a measured circuit"
     version = 1

@@ -39,6 +39,8 @@ def psd_sqrt(rho: np.ndarray) -> np.ndarray:
 
 
 class StateFidelity(FunctionTask):
+    difficulty = "basic"
+    category = "state preparation and analysis"
     slug = "state_fidelity"
     title = "Fidelity of two states (pure or mixed)"
     version = 1

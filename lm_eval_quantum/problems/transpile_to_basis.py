@@ -40,6 +40,8 @@ def program_unitary(qasm: str) -> np.ndarray:
 
 
 class TranspileToBasis(FunctionTask):
+    difficulty = "intermediate"
+    category = "advanced circuit manipulation"
     slug = "transpile_to_basis"
     title = "Rewrite a circuit over the basis rz, sx, x, cx"
     version = 1

@@ -30,6 +30,8 @@ REAL_TWO = ("II", "IX", "XI", "IZ", "ZI", "XX", "YY", "ZZ", "XZ", "ZX")
 
 
 class VqeMinimum(FunctionTask):
+    difficulty = "difficult"
+    category = "algorithm implementation"
     slug = "vqe_minimum"
     title = "Ground-state energy by a small variational eigensolver"
     version = 1
