@@ -86,6 +86,51 @@ def test_unitary_and_state_compare_up_to_global_phase():
                                  None).passed
 
 
+def routed(n, initial, final, *ops):
+    return {"$routed": {"circuit": circuit(n, *ops)["$circuit"], "initial": initial, "final": final}}
+
+
+def test_a_routed_circuit_is_read_through_its_layout():
+    """A cx(0, 2) routed on the line 0-1-2 by swapping logical qubits 0 and 1 first: physical
+    cx(1, 2) after swap(0, 1), logical 0 ending on physical 1 and logical 1 on physical 0."""
+    cx02 = np.zeros((8, 8))
+    for j in range(8):
+        cx02[j ^ 4 if j & 1 else j, j] = 1     # little-endian: control bit 0, target bit 2
+    spec = {"kind": "returns", "compare": "unitary", "calls": [[0]], "expected": [encode(cx02)],
+            "circuit_rules": {"coupling": [[0, 1], [1, 2]]}}
+
+    def passed(value):
+        return CHECKS["returns"](SimpleNamespace(spec=spec, answers={0: {"$returned": value}}), None)
+
+    moved = (("swap", 0, 1), ("cx", 1, 2))
+    assert passed(routed(3, [0, 1, 2], [1, 0, 2], *moved)).passed
+    assert not passed(circuit(3, *moved)).passed                          # the layout matters
+    assert not passed(routed(3, [0, 1, 2], [0, 1, 2], *moved)).passed     # a false layout
+    off_map = passed(circuit(3, ("cx", 0, 2)))                             # right unitary, off the map
+    assert not off_map.passed and "coupling map" in off_map.message and "[0, 2]" not in off_map.message
+    for hostile in ([0, 0, 1], [0, 1], ["0", 1, 2], None, [0, 1, 2.0], [0, 1, 7]):
+        verdict = passed(routed(3, hostile, [0, 1, 2], *moved))
+        assert not verdict.passed and "layout" in verdict.message
+
+
+def test_transpiled_circuits_match_operator_from_circuit():
+    qiskit = pytest.importorskip("qiskit")
+    from qiskit.quantum_info import Operator
+    from qiskit.transpiler import CouplingMap
+
+    from lm_eval_quantum.judge.kinds.returns import _operator
+    from lm_eval_quantum.runtime.adapters import qiskit_adapter
+
+    qc = qiskit.QuantumCircuit(4)
+    qc.h(0), qc.cx(0, 3), qc.cx(1, 3), qc.cx(0, 2), qc.rz(0.3, 3), qc.cx(3, 0), qc.ry(0.7, 1)
+    for level in range(4):
+        t = qiskit.transpile(qc, coupling_map=CouplingMap.from_line(4), optimization_level=level,
+                             basis_gates=["rz", "sx", "x", "cx"], seed_transpiler=level)
+        got = _operator(decode(encode(t, qiskit_adapter)), "unitary")
+        want = Operator.from_circuit(t).data
+        assert abs(np.vdot(want, got)) / 16 == pytest.approx(1.0), level    # equal up to phase
+
+
 def test_messages_name_kinds_of_values_never_values():
     secret_in, secret_out = 987654.321, 123456.789
     spec = {"kind": "returns", "compare": "close", "tolerance": 1e-6, "calls": [[secret_in]] * 3,

@@ -8,7 +8,7 @@ hidden under another name (a 3-qubit ``UnitaryGate`` equal to a Toffoli) is
 what its matrix says:
 
 * ``1q``: any one-qubit gate; ``rx`` / ``ry`` / ``rz``: a rotation about that
-  axis; ``h``, ``x``, ``s``, ``sdg``, ``t``, ``tdg``: that gate;
+  axis; ``h``, ``x``, ``sx``, ``s``, ``sdg``, ``t``, ``tdg``: that gate;
 * ``cx``: a CNOT (either qubit the control), ``cz``; ``ccx``: a Toffoli (any
   qubit the target).
 
@@ -35,6 +35,7 @@ _S2 = 2 ** -0.5
 _FIXED = {
     "h": np.array([[_S2, _S2], [_S2, -_S2]]),
     "x": np.array([[0, 1], [1, 0]]),
+    "sx": np.array([[1 + 1j, 1 - 1j], [1 - 1j, 1 + 1j]]) / 2,
     "s": np.diag([1, 1j]),
     "sdg": np.diag([1, -1j]),
     "t": np.diag([1, np.exp(1j * np.pi / 4)]),

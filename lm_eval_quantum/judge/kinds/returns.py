@@ -17,6 +17,15 @@ returns (calls, expected, compare, tolerance): the sandbox calls the candidate's
   * "state": a returned circuit (or vector) preparing the reference's state from |0...0>,
     up to global phase (fidelity >= 1 - STATE_FIDELITY_EPS).
 
+  A returned circuit may carry the layout a transpiler gave it ({"$routed": {"circuit",
+  "initial", "final"}}: virtual qubit i starts on physical qubit initial[i] and ends on
+  final[i], both permutations of the circuit's qubits); its unitary is then read through
+  that layout, as Qiskit's `Operator.from_circuit` reads it.  `circuit_rules` (gate_set,
+  coupling: judge/structure.py; `coupling_arg`: the call's argument that is the coupling
+  map) are rules every returned circuit must keep, for tasks that ask for a circuit over a
+  basis or a device's coupling map; a broken rule is reported by which rule it is, never by
+  the gate or qubits (they come from a hidden input).
+
   Passes when every test does; `tests_passed` is the share of tests passed.  The verdict
   names how many tests passed and, for the first failure, only what kind of value came back
   (never an input, an expected value or a returned value).
@@ -28,7 +37,7 @@ import math
 import numpy as np
 
 from lm_eval_quantum import thresholds as th
-from lm_eval_quantum.judge import simulate
+from lm_eval_quantum.judge import simulate, structure
 from lm_eval_quantum.judge.grading import CheckFailure, Grade
 from lm_eval_quantum.judge.kinds import Kind
 from lm_eval_quantum.runtime import wire
@@ -45,7 +54,8 @@ class _Opaque:
 
 def decode(value):
     """Plain tagged data -> Python values: numbers, str, lists, dicts (a `$dict` as a list
-    of pairs), NumPy arrays, ("circuit", wire circuit), ("pauli_sum", {term: coefficient})."""
+    of pairs), NumPy arrays, ("circuit", wire circuit, layout or None), ("pauli_sum",
+    {term: coefficient})."""
     if isinstance(value, list):
         return [decode(v) for v in value]
     if not isinstance(value, dict):
@@ -64,7 +74,9 @@ def decode(value):
         if tag == "$dict":
             return [(decode(k), decode(v)) for k, v in body]
         if tag == "$circuit":
-            return ("circuit", body)
+            return ("circuit", body, None)
+        if tag == "$routed" and isinstance(body, dict) and set(body) == {"circuit", "initial", "final"}:
+            return ("circuit", body["circuit"], (body["initial"], body["final"]))
         if tag == "$pauli_sum":
             return ("pauli_sum", pauli_terms(body))
         if tag == "$object":
@@ -180,27 +192,77 @@ def same(got, want, tol: float) -> None:
         raise Mismatch(f"returned {what(got)} where {what(want)} is expected")
 
 
+def _circuit(value) -> dict:
+    try:
+        return wire.check_circuit(value[1], th.MAX_STATE_QUBITS, th.MAX_OPS)
+    except wire.SizeLimitError:
+        raise
+    except wire.WireError as exc:
+        raise Mismatch(f"returned a circuit the judge cannot read ({exc})") from None
+
+
+def _permutation(p, n: int) -> list[int]:
+    if not isinstance(p, list) or sorted(x if type(x) is int else -1 for x in p) != list(range(n)):
+        raise Mismatch("returned a circuit whose layout is not a permutation of its qubits "
+                       "(a transpiled circuit with ancilla qubits: route on a map of exactly the "
+                       "circuit's qubits)")
+    return p
+
+
+def through_layout(matrix: np.ndarray, n: int, initial: list[int], final: list[int]) -> np.ndarray:
+    """The virtual-qubit operator of a physical one (little-endian, n qubits): virtual
+    qubit i enters on physical qubit initial[i] and leaves on final[i]."""
+    # tensor axes of a little-endian index: axis a is qubit n - 1 - a (outputs, then inputs)
+    t = matrix.reshape((2,) * (2 * n))
+    out_axes = [n - 1 - final[n - 1 - a] for a in range(n)]
+    in_axes = [n + n - 1 - initial[n - 1 - a] for a in range(n)]
+    return t.transpose(out_axes + in_axes).reshape(2**n, 2**n)
+
+
 def _operator(value, kind: str) -> np.ndarray:
-    """A returned circuit's unitary or state (little-endian), or a returned matrix / vector."""
+    """A returned circuit's unitary or state (little-endian, read through its layout), or a
+    returned matrix / vector."""
     if isinstance(value, tuple) and value[0] == "circuit":
-        try:
-            circuit = wire.check_circuit(value[1], th.MAX_STATE_QUBITS, th.MAX_OPS)
-        except wire.SizeLimitError:
-            raise
-        except wire.WireError as exc:
-            raise Mismatch(f"returned a circuit the judge cannot read ({exc})") from None
+        circuit = _circuit(value)
+        n = circuit["num_qubits"]
+        layout = value[2] and (_permutation(value[2][0], n), _permutation(value[2][1], n))
         try:
             if kind == "unitary":
-                if circuit["num_qubits"] > th.MAX_UNITARY_QUBITS:
-                    raise wire.SizeLimitError(f"a returned circuit of {circuit['num_qubits']} "
+                if n > th.MAX_UNITARY_QUBITS:
+                    raise wire.SizeLimitError(f"a returned circuit of {n} "
                                               f"qubits (unitaries up to {th.MAX_UNITARY_QUBITS})")
-                return simulate.unitary(circuit)
-            return simulate.statevector(circuit)
+                u = simulate.unitary(circuit)
+                return through_layout(u, n, *layout) if layout else u
+            psi = simulate.statevector(circuit)
+            if layout:    # |0...0> is the same on every layout: only the outputs move
+                psi = through_layout(np.outer(psi, np.eye(2**n)[0]), n, list(range(n)), layout[1])[:, 0]
+            return psi
         except simulate.SimulationError as exc:
             raise Mismatch(f"returned a circuit the judge cannot simulate as a {kind} ({exc})") from None
     if isinstance(value, np.ndarray):
         return value
     raise Mismatch(f"returned {what(value)} where a circuit is expected")
+
+
+def _rules(rules: dict, args: list) -> dict:
+    """The rules of one call: `coupling_arg` k names the call's argument that is the coupling
+    map (a task whose device differs between hidden inputs)."""
+    if "coupling_arg" not in rules:
+        return rules
+    return {**{k: v for k, v in rules.items() if k != "coupling_arg"},
+            "coupling": args[rules["coupling_arg"]]}
+
+
+def _keeps_rules(value, rules: dict) -> None:
+    """A returned circuit keeps the task's `circuit_rules` (the rule named, not the gate)."""
+    if not (isinstance(value, tuple) and value[0] == "circuit"):
+        return
+    circuit = _circuit(value)
+    for key, text in (("gate_set", "uses a gate outside the task's gate set"),
+                      ("coupling", "applies a two-qubit operation to a pair the task's coupling "
+                                   "map does not connect")):
+        if key in rules and structure.violation(circuit, {key: rules[key]}):
+            raise Mismatch(f"returned a circuit that {text}")
 
 
 def _equal_up_to_phase(got: np.ndarray, want: np.ndarray, eps: float, kind: str) -> None:
@@ -229,6 +291,7 @@ def grade_returns(session, circuit) -> Grade:
             if "$raised" in reply:
                 raise Mismatch(f"raised {str(reply['$raised'])[:64]}")
             got, want = decode(reply.get("$returned")), decode(expected[t])
+            _keeps_rules(got, _rules(spec.get("circuit_rules") or {}, calls[t]))
             if rule in ("unitary", "state"):
                 eps = th.PROCESS_FIDELITY_EPS if rule == "unitary" else th.STATE_FIDELITY_EPS
                 _equal_up_to_phase(_operator(got, rule), _operator(want, rule), eps, rule)

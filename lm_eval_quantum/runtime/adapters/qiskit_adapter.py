@@ -668,7 +668,13 @@ def encode_object(value, encode):
     if isinstance(value, QuantumCircuit):
         builder = ArtifactBuilder(None)
         to_artifact(value, builder)
-        return {"$circuit": builder.circuit()}
+        layout = getattr(value, "layout", None)
+        if layout is None:
+            return {"$circuit": builder.circuit()}
+        # a transpiled circuit: its unitary is read through its layout, as Operator.from_circuit
+        return {"$routed": {"circuit": builder.circuit(),
+                            "initial": [int(q) for q in layout.initial_index_layout(filter_ancillas=True)],
+                            "final": [int(q) for q in layout.final_index_layout(filter_ancillas=True)]}}
     if isinstance(value, Pauli):
         value = SparsePauliOp(value)
     if isinstance(value, SparsePauliOp):

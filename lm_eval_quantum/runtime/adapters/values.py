@@ -11,7 +11,9 @@ tagged, one key starting with "$":
   flattened in C order;
 * a tuple: a list; a dict with other keys: {"$dict": [[key, value], ...]};
 * a quantum circuit: {"$circuit": wire circuit} (the framework's adapter converts it exactly
-  as it converts an answer's circuit);
+  as it converts an answer's circuit); a transpiled Qiskit circuit with its layout:
+  {"$routed": {"circuit": wire circuit, "initial": [...], "final": [...]}} (virtual qubit i
+  on physical qubit initial[i] at the start and final[i] at the end);
 * a sum of Pauli strings (Qiskit `SparsePauliOp`, Cirq `PauliSum`/`PauliString`, a
   PennyLane operator with a Pauli decomposition): {"$pauli_sum": [[{"qubit": "X"|"Y"|"Z",
   ...} as [[qubit, letter], ...], re, im], ...]}, qubits by the framework's own index
