@@ -96,3 +96,18 @@ def test_readme_python_block_runs(tmp_path, line, code, reason):
                          capture_output=True, text=True, timeout=280)
     assert res.returncode == 0, (f"README.md block at line {line} failed:\n"
                                  f"{res.stdout[-2000:]}\n{res.stderr[-4000:]}")
+
+
+def test_coverage_tables_are_the_problems_own():
+    """README's coverage tables are what scripts/coverage_table.py computes from the problems,
+    and every kata of the curriculum has a problem."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("coverage_table", ROOT / "scripts" / "coverage_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    assert table.tables() in (ROOT / "README.md").read_text(), \
+        "README.md's coverage tables are stale: run python scripts/coverage_table.py --write"
+    missing = [kata for kata, slugs in table.KATAS.items()
+               if not any(s in table.PROBLEM_SLUGS for s in slugs)]
+    assert not missing, missing
