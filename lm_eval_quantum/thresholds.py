@@ -15,6 +15,12 @@ from dataclasses import asdict, dataclass, replace
 STATE_FIDELITY_EPS = 1e-6
 # Same reasoning for process fidelity |Tr(U*^† U)/d|^2.
 PROCESS_FIDELITY_EPS = 1e-6
+# Unitary-pattern tasks (check kind unitary_pattern): an entry of the answer's exact
+# unitary of magnitude below this counts as zero, any other as nonzero.  Float64
+# simulation leaves ~1e-13 where an exact construction has a zero, while the smallest
+# nonzero entry of a pattern's natural constructions on <= 4 qubits is 1/4; 1e-6 sits
+# between them with orders of magnitude to spare on either side, like the fidelity EPS.
+UNITARY_PATTERN_TOL = 1e-6
 # Black-box algorithm tasks: a sample passes when it answers at least
 # `algorithm_min_correct(p, trials)` of the hidden tests, where p is the canonical
 # algorithm's EXACT per-test success probability (stated in each doc's check spec):
@@ -167,6 +173,11 @@ CHANNEL_TRACE_EPS = 1e-6
 # A classical answer (state discrimination) passes when its exact success probability is
 # within this of the task's optimum (the Helstrom bound is computed in floating point).
 CLASSICAL_ANSWER_EPS = 1e-9
+# A nonlocal game's strategy passes when its exact win probability is at least the quantum
+# optimum minus this (the optimum, e.g. cos^2(pi/8), and the simulation are floating point;
+# rounding error of an exact strategy is ~1e-15; angles written as decimals, 0.785 for pi/4,
+# lose ~1e-7 and pass; a classical strategy loses >= 0.1).
+GAME_WIN_EPS = 1e-6
 # At most this many branches at once (x the input states a check evolves, x 2^n
 # amplitudes, within MAX_BRANCH_AMPLITUDES): 20 independent mid-circuit measurements;
 # a program that branches further (a measurement in a long loop, 10^6 measurements)

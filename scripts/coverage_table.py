@@ -33,7 +33,7 @@ HUMANEVAL_COUNTS = {
 # problems that teach and grade the same skill
 KATAS = {
     "BasicGates": ("basic_gates",),
-    "Superposition": ("superposition", "bell_state", "ghz", "w_state", "dicke_state", "uniform_subset",
+    "Superposition": ("structured_superposition", "bell_state", "ghz", "w_state", "dicke_state", "uniform_subset",
                       "uniform_range", "complex_amplitudes"),
     "Measurements": ("state_discrimination",),
     "DistinguishUnitaries": ("distinguish_unitaries",),
@@ -52,13 +52,13 @@ KATAS = {
     "CHSHGame": ("chsh", "chsh_game"),
     "GHZGame": ("ghz_game",),
     "MagicSquareGame": ("magic_square_game",),
-    "TruthTables": ("truth_table_oracle",),
+    "TruthTables": ("weight_oracle", "oracle_deutsch_jozsa"),
     "RippleCarryAdder": ("ripple_carry_adder",),
     "KeyDistribution_BB84": ("bb84",),
     "QEC_BitFlipCode": ("repetition_code",),
     "UnitaryPatterns": ("unitary_patterns",),
     "RandomNumberGeneration (tutorial)": ("random_number_generator",),
-    "Oracles (tutorial)": ("oracle_bernstein_vazirani", "oracle_deutsch_jozsa", "truth_table_oracle"),
+    "Oracles (tutorial)": ("weight_oracle", "oracle_bernstein_vazirani", "oracle_deutsch_jozsa"),
     "QuantumClassification (tutorial)": ("qml_classifier", "data_reuploading", "vqc_regression"),
 }
 

@@ -405,6 +405,25 @@ def run_and_analyze(circuit, simulator):
     return "".join(str(int(b)) for b in bits[-1])
 """
 
+BV_PENNYLANE = """
+import pennylane as qml
+
+def build_circuit(n, oracle):
+    qml.PauliX(n)
+    for w in range(n + 1):
+        qml.Hadamard(w)
+    oracle(wires=range(n + 1))
+    for w in range(n):
+        qml.Hadamard(w)
+    return qml.counts(wires=range(n))
+
+def run_and_analyze(circuit, simulator):
+    assert isinstance(circuit, qml.tape.QuantumScript)
+    counts = simulator.run(circuit, shots=10)
+    assert sum(counts.values()) == 10 and all(len(k) == 3 for k in counts)
+    return max(counts, key=counts.get)
+"""
+
 BV_QASM = """OPENQASM 3.0;
 include "stdgates.inc";
 include "oracle.inc";
@@ -429,9 +448,10 @@ NEUTRAL_COUNTS = {"110": 9, "000": 1}  # clbit 0 first
 
 
 @pytest.mark.parametrize("framework,expected", [("qiskit", "011"), ("qasm", "011"),
-                                                ("cirq", "110")])
+                                                ("cirq", "110"), ("pennylane", "110")])
 def test_oracle_task_with_simulator_proxy(framework, expected):
     sources = {"qiskit": {"python": BV_QISKIT}, "cirq": {"python": BV_CIRQ},
+               "pennylane": {"python": BV_PENNYLANE},
                "qasm": {"qasm": BV_QASM, "python": QASM_POST}}[framework]
     channel = run(framework, args=[3], num_qubits=4, oracle=ORACLE, post=POST,
                   counts=NEUTRAL_COUNTS, **sources)
@@ -451,6 +471,54 @@ def test_oracle_task_with_simulator_proxy(framework, expected):
     for circ in (circuit, runs[0]["circuit"]):
         dist = simulate.measurement_distribution(circ, oracle={"perm": idx ^ parity, "phase": None})
         assert list(dist) == ["110"]
+
+
+PENNYLANE_ORACLE_MISUSE = {
+    # the oracle is opaque: no adjoint, no control, no matrix, no device
+    "adjoint": ("    qml.adjoint(oracle(wires=[0, 1]))\n    return qml.counts(wires=[0, 1])", None,
+                "missing_api", "Adjoint(Oracle)"),
+    "ctrl": ("    qml.ctrl(oracle, control=2)(wires=[0, 1])\n    return qml.counts(wires=[0, 1])", None,
+             "missing_api", "C(Oracle)"),
+    "width": ("    oracle(wires=[0, 1, 2])\n    return qml.counts(wires=[0, 1])", None,
+              "runtime", "wrong number of wires"),
+    "probs": ("    oracle(wires=[0, 1])\n    return qml.probs(wires=[0, 1])", None,
+              "shape_mismatch", "qml.counts"),
+    "no_measurement": ("    oracle(wires=[0, 1])", None, "shape_mismatch", "returned nothing"),
+    "matrix": ("    oracle(wires=[0, 1])\n    return qml.counts(wires=[0, 1])",
+               "    return str(qml.matrix(circuit.operations[0]))", "runtime", "MatrixUndefinedError"),
+    "device": ("    oracle(wires=[0, 1])\n    return qml.counts(wires=[0, 1])",
+               "    return str(qml.execute([circuit.copy(shots=2)], qml.device('default.qubit'))[0])",
+               "runtime", "not supported with default.qubit"),
+    "qfunc": ("    oracle(wires=[0, 1])\n    return qml.counts(wires=[0, 1])",
+              "    return simulator.run(lambda: None, shots=2)", "runtime", "qml.tape.QuantumScript"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PENNYLANE_ORACLE_MISUSE))
+def test_pennylane_oracle_misuse_fails_clearly(case):
+    body, post, category, words = PENNYLANE_ORACLE_MISUSE[case]
+    src = ("import pennylane as qml\ndef build_circuit(oracle):\n" + body + "\n"
+           "def run_and_analyze(circuit, simulator):\n"
+           + (post or "    return simulator.run(circuit, shots=2)") + "\n")
+    channel = run("pennylane", python=src, num_qubits=3, oracle={"name": "Oracle", "num_qubits": 2},
+                  post={"entry": "run_and_analyze", "tests": 1}, counts={"010": 2})
+    (msg,) = channel.of_type("error")
+    assert msg["category"] == category and words in msg["message"], msg
+    assert not channel.of_type("answer")
+
+
+def test_pennylane_oracle_counts_follow_the_listed_wires():
+    """`qml.sample(wires=[1, 0])`: wire 1 is clbit 0, the leftmost character of a key;
+    `qml.pow(oracle(...), 2)` is two oracle calls."""
+    src = ("import pennylane as qml\ndef build_circuit(oracle):\n"
+           "    qml.pow(oracle(wires=[1, 0]), 2)\n    return qml.sample(wires=[1, 0])\n"
+           "def run_and_analyze(circuit, simulator):\n    return simulator.run(circuit, shots=3)\n")
+    channel = run("pennylane", python=src, num_qubits=3, oracle={"name": "Oracle", "num_qubits": 2},
+                  post={"entry": "run_and_analyze", "tests": 1}, counts={"010": 3})
+    circuit = artifact_of(channel)
+    assert [(op["name"], op["qubits"]) for op in circuit["ops"]] == [
+        ("oracle", [1, 0]), ("oracle", [1, 0]), ("measure", [1, 0])]
+    assert channel.of_type("answer")[0]["value"] == {"01": 3}
 
 
 def test_qiskit_counts_keys_with_several_registers():

@@ -1,13 +1,15 @@
 """Every black-box algorithm task: an answer that reads the oracle instead of querying
 it scores 0.
 
-For the smallest test doc of every registered `algorithm` problem in qasm, qiskit and
-cirq (an opaque oracle's placeholder matrix would cost seconds to build at 12 qubits), the canonical's run_and_analyze is replaced by a cheat, scored through the real
+For the smallest test doc of every registered `algorithm` problem in qasm, qiskit, cirq
+and pennylane (an opaque oracle's placeholder matrix would cost seconds to build at 12 qubits), the canonical's run_and_analyze is replaced by a cheat, scored through the real
 pipeline in one batch:
 
 * structure: inspect the `Oracle` object handed to build_circuit (matrix, definition,
-  parameters, attributes).  Anything readable beyond an opaque placeholder raises, which
-  would show up as a `runtime` verdict instead of `wrong_answer`;
+  parameters, attributes; PennyLane: `qml.matrix`, the sparse matrix, the decomposition,
+  the hyperparameters and the class's attributes of the Oracle operations on the recorded
+  tape).  Anything readable beyond an opaque placeholder raises, which would show up as a
+  `runtime` verdict instead of `wrong_answer`;
 * memory: search the process for hidden data (the judge's dicts, the problem module's
   `hidden_tests`, the shipped data files) and return what it finds;
 * probe: query the oracle classically with a circuit of its own (here: the submitted
@@ -22,15 +24,24 @@ from support import replace_post
 
 from lm_eval_quantum.problems import all_problems, make_doc
 
-FRAMEWORKS = ("qasm", "qiskit", "cirq")
+FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
 
 STRUCTURE_CHEAT = '''\
     import numpy as np
-    try:
-        ops = [inst.operation for inst in circuit.data]
-    except AttributeError:
-        ops = [op.gate for op in circuit.all_operations()]
     getters = [lambda o: o.to_matrix()]
+    if type(circuit).__name__ == "QuantumScript":     # PennyLane: the recorded tape
+        import pennylane as qml
+        ops = list(circuit.operations)
+        getters += [qml.matrix, lambda o: o.matrix(), lambda o: o.sparse_matrix().toarray(),
+                    lambda o: qml.matrix(qml.tape.QuantumScript(o.decomposition()), wire_order=o.wires),
+                    lambda o: qml.matrix(qml.adjoint(qml.adjoint(o))),
+                    lambda o: qml.matrix(qml.pow(o, 1), wire_order=o.wires),
+                    lambda o: qml.matrix(type(o)(wires=o.wires))]
+    else:
+        try:
+            ops = [inst.operation for inst in circuit.data]
+        except AttributeError:
+            ops = [op.gate for op in circuit.all_operations()]
     try:
         from qiskit.quantum_info import Operator
         getters.append(lambda o: Operator(o).data)
@@ -52,8 +63,9 @@ STRUCTURE_CHEAT = '''\
                 continue
             if m.ndim == 2 and m.shape[0] >= 2 and not np.allclose(m, np.eye(len(m))):
                 raise RuntimeError("LEAK: the oracle's matrix is readable")
-        for attr in ("params", "__dict__", "definition", "_definition", "_spec"):
-            value = getattr(op, attr, None)
+        for value in [getattr(op, attr, None) for attr in (
+                "params", "__dict__", "definition", "_definition", "_spec", "hyperparameters",
+                "data", "parameters")] + [vars(type(op))] * (type(circuit).__name__ == "QuantumScript"):
             if value and any(w in repr(value) for w in ("secret", "marked", "table", "labels", "answer", "phase")):
                 raise RuntimeError("LEAK: " + repr(value)[:200])
     return "0"'''
@@ -86,6 +98,11 @@ MEMORY_CHEAT = '''\
 
 
 PROBE_CHEAT = '''\
+    if type(circuit).__name__ == "QuantumScript":     # PennyLane: the tape and one more gate
+        import pennylane as qml
+        probe = circuit.copy(operations=[*circuit.operations, qml.PauliX(0)])
+        simulator.run(probe, shots=1)
+        return "0"
     try:
         probe = circuit.copy()
         probe.x(0)

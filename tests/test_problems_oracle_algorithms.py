@@ -22,6 +22,7 @@ from lm_eval_quantum.judge.conventions import string_bits_by_qubit
 
 SLUGS = ("deutsch_jozsa", "simon", "grover")
 SEEDS = range(5)
+FRAMEWORKS = ("qasm", "qiskit", "cirq", "pennylane")
 
 
 def _problems():
@@ -39,7 +40,7 @@ def _docs():
 # --- answers that must fail ---------------------------------------------------------------
 def _wrong_answers(docs):
     out = {}
-    for fw in ("qasm", "qiskit", "cirq"):
+    for fw in FRAMEWORKS:
         dj = pick(docs, "deutsch_jozsa", fw)
         out[f"dj_always_balanced_{fw}"] = (dj, replace_post(dj, '    return "balanced"'))
         out[f"dj_always_constant_{fw}"] = (dj, replace_post(dj, '    return "constant"'))
@@ -65,8 +66,70 @@ def _wrong_answers(docs):
     dj = pick(docs, "deutsch_jozsa", "cirq")
     out["dj_tilted_cirq"] = (dj, dj["canonical"].replace(
         "        cirq.H.on_each(*q),\n", "        cirq.H.on_each(*q[:n]), cirq.ry(1.5)(q[n]),\n", 1))
+    out.update(_pennylane_wrong_answers(docs))
+    out.update(_pennylane_wrong_answers_elsewhere())
     for label, (doc, text) in out.items():
         assert text != doc["canonical"], label
+    return out
+
+
+def _pennylane_wrong_answers(docs):
+    """PennyLane answers that go wrong in PennyLane's own ways (Grover on n = 4: the n = 6
+    diffusion is a 64 x 64 matrix per iteration, slow to ship for every run)."""
+    out = {}
+    dj = pick(docs, "deutsch_jozsa", "pennylane")        # no |-> on the target: no kickback
+    out["dj_no_kickback_pennylane"] = (dj, dj["canonical"].replace(
+        "    qml.PauliX(n)", "    qml.Identity(n)", 1))
+    # probabilities instead of samples: not a measurement the simulator can run
+    out["dj_probs_pennylane"] = (dj, dj["canonical"].replace(
+        "return qml.counts(wires=range(n))", "return qml.probs(wires=range(n))", 1))
+    grover = pick(docs, "grover", "pennylane", 2)
+    assert json.loads(grover["params"])["n"] == 4
+    out["grover_overshoot_pennylane"] = (grover, grover["canonical"].replace(
+        "range(grover_iterations(n))", "range(2 * grover_iterations(n))", 1))
+    # Qiskit's habit on PennyLane's counts: the marked string read backwards
+    out["grover_reversed_pennylane"] = (grover, replace_post(grover, (
+        "    counts = simulator.run(circuit, shots=1)\n"
+        "    return next(iter(counts))[::-1]")))
+    # the oracle's wires listed backwards: f is written onto wire 0, not the |-> target
+    out["dj_oracle_wires_pennylane"] = (dj, dj["canonical"].replace(
+        "oracle(wires=range(n + 1))", "oracle(wires=range(n, -1, -1))", 1))
+    # a real device instead of the simulator: it cannot apply the opaque oracle
+    simon = pick(docs, "simon", "pennylane")
+    out["simon_device_pennylane"] = (simon, replace_post(simon, (
+        "    import pennylane as qml\n"
+        "    dev = qml.device('default.qubit', wires=circuit.num_wires)\n"
+        "    tape = circuit.copy(shots=10)\n"
+        "    return str(qml.execute([tape], dev)[0])")))
+    return out
+
+
+def _pennylane_wrong_answers_elsewhere():
+    """PennyLane wrong answers to the other black-box problems (their canonicals run in
+    test_problems_phase_estimation_shor.py and test_problems_simon_triangle.py), on small
+    test docs: the bit order of PennyLane's counts keys (wire 0 leftmost) misread, the
+    inverse QFT on the wires in the wrong order, a constant answer."""
+    from lm_eval_quantum.problems import bernstein_vazirani, generalized_simon, make_doc
+    from lm_eval_quantum.problems import phase_estimation, shor
+
+    def doc(problem, index):
+        return make_doc(problem, "pennylane", problem.instances("test")[index], index, "test")
+
+    out = {}
+    bv = doc(bernstein_vazirani.PROBLEM, 2)                      # n = 4
+    out["bv_reversed_pennylane"] = (bv, replace_post(
+        bv, "    return next(iter(simulator.run(circuit, shots=1)))[::-1]"))
+    pe = doc(phase_estimation.PROBLEM, 1)                        # n = 3
+    out["pe_unreversed_pennylane"] = (pe, replace_post(
+        pe, "    return next(iter(simulator.run(circuit, shots=1)))"))
+    out["pe_qft_order_pennylane"] = (pe, pe["canonical"].replace(
+        "qml.adjoint(qml.QFT(wires=list(reversed(wires))))", "qml.adjoint(qml.QFT(wires=wires))", 1))
+    order = doc(shor.PROBLEM, 0)                                 # N = 15, t = 4
+    out["shor_unreversed_pennylane"] = (order, order["canonical"].replace(
+        "int(key[::-1], 2)", "int(key, 2)", 1))
+    gs = doc(generalized_simon.PROBLEM, 0)
+    n = json.loads(gs["params"])["n"]
+    out["gsimon_constant_pennylane"] = (gs, replace_post(gs, f'    return "{"1" * n}"'))
     return out
 
 
@@ -146,7 +209,7 @@ def test_deutsch_jozsa_oracles_are_constant_or_balanced():
         assert 2 <= kinds.count("constant") <= 8 and 2 <= kinds.count("balanced") <= 8
         assert len({t["table"] for t in tests if t["answer"] == "balanced"}) >= 3 or n == 2
         for t in tests:
-            for fw in ("qiskit", "cirq"):
+            for fw in ("qiskit", "cirq", "pennylane"):
                 perm = np.asarray(PROBLEM.oracle(t, fw, n + 1)["perm"])
                 assert sorted(perm) == list(range(2 ** (n + 1)))
                 # y (last argument, big-endian bit 0) flipped exactly when f(x) = 1; x kept
@@ -163,7 +226,7 @@ def test_simon_oracles_are_two_to_one_with_the_period():
         n = params["n"]
         for t in PROBLEM.hidden_tests(params):
             assert t["answer"] == t["secret"] and "1" in t["secret"] and len(t["secret"]) == n
-            for fw in ("qasm", "qiskit", "cirq"):
+            for fw in FRAMEWORKS:
                 perm = np.asarray(PROBLEM.oracle(t, fw, 2 * n)["perm"])
                 assert sorted(perm) == list(range(4**n))
                 # f(x): the y part of perm at y = 0, read back by qubit
@@ -206,7 +269,7 @@ def test_grover_oracle_and_exact_success_probability():
         assert tail(need) <= th.CANONICAL_FALSE_REJECT
         assert need == 10 or tail(need + 1) > th.CANONICAL_FALSE_REJECT
         for t in grover.PROBLEM.hidden_tests(params):
-            for fw in ("qiskit", "cirq"):
+            for fw in ("qiskit", "cirq", "pennylane"):
                 action = grover.PROBLEM.oracle(t, fw, n)
                 assert list(action["perm"]) == list(range(2**n))
                 minus = np.flatnonzero(np.asarray(action["phase"]) == -1)
@@ -247,12 +310,25 @@ def test_grover_pass_rate_matches_the_exact_probability(scored):
 
 
 @pytest.mark.parametrize("label", [
-    *(f"dj_always_{k}_{fw}" for k in ("balanced", "constant") for fw in ("qasm", "qiskit", "cirq")),
-    *(f"{slug}_zeros_{fw}" for slug in ("simon", "grover") for fw in ("qasm", "qiskit", "cirq")),
+    *(f"dj_always_{k}_{fw}" for k in ("balanced", "constant") for fw in FRAMEWORKS),
+    *(f"{slug}_zeros_{fw}" for slug in ("simon", "grover") for fw in FRAMEWORKS),
     "dj_no_kickback_qiskit", "simon_no_final_h_cirq", "grover_overshoot_qiskit",
-    "grover_one_short_qiskit", "dj_tilted_cirq"])
+    "grover_one_short_qiskit", "dj_tilted_cirq",
+    "dj_no_kickback_pennylane", "dj_probs_pennylane", "grover_overshoot_pennylane",
+    "grover_reversed_pennylane", "dj_oracle_wires_pennylane", "simon_device_pennylane",
+    "bv_reversed_pennylane", "pe_unreversed_pennylane", "pe_qft_order_pennylane",
+    "shor_unreversed_pennylane", "gsimon_constant_pennylane"])
 def test_wrong_answers_fail(scored, label):
     v = scored["named"][label]
+    if label == "dj_probs_pennylane":
+        assert not v["passed"] and v["category"] == "shape_mismatch", v
+        assert "qml.counts" in v["message"], v["message"]
+        return
+    if label == "simon_device_pennylane":
+        # no PennyLane device can apply the matrix-less Oracle
+        assert not v["passed"] and v["category"] == "runtime", v
+        assert "Oracle" in v["message"], v["message"]
+        return
     if label == "simon_no_final_h_cirq":
         # uniform outcomes reach full rank; the canonical's solver then finds no free bit
         assert not v["passed"] and v["category"] in ("wrong_answer", "runtime"), v
@@ -314,7 +390,8 @@ def test_mutation_ground_truth_uses_each_problems_answer_probability():
 
     docs = _docs()
     for slug in SLUGS:
-        doc = [d for d in docs if d["problem"] == slug][-1]
+        # the native ground truth (debugging/truth.py) builds no PennyLane oracle yet
+        doc = [d for d in docs if d["problem"] == slug and d["framework"] != "pennylane"][-1]
         control = mutation.doc_mutants("t", doc)[0]
         assert control.operator == "none"
         truth = ground_truth(mutation.doc_context(doc), control.sources)

@@ -147,7 +147,7 @@ def plural_after_one(doc: Doc) -> list[str]:
 
 # --- rules: the answer's interface --------------------------------------------------------------
 _BUILTIN_TYPES = {"int", "float", "str", "bool", "complex", "list", "dict", "tuple", "set", "None",
-                  "object", "bytes", "Any"}
+                  "object", "bytes", "Any", "type"}
 
 
 def _signatures(doc: Doc) -> list[tuple[str, str, str]]:
@@ -320,6 +320,8 @@ _GRADED = {
     "code_correction": r"(?i)\bjudge checks this channel\b",
     "idle_noise": r"(?i)\bchecked as a unitary\b",
     "returns": r"(?i)\bcompares each returned value\b",
+    "unitary_pattern": r"(?i)\bpattern\b[^.]*\bchecked\b",
+    "game": r"(?i)\bcomputes the exact win probability\b",
 }
 
 

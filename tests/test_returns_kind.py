@@ -241,3 +241,8 @@ def test_every_function_task_states_its_level_and_category():
     for p in tasks:
         assert p.difficulty in DIFFICULTIES, p.slug
         assert p.category in HUMANEVAL_CATEGORIES, p.slug
+
+
+def test_numpy_bools_are_bools():
+    assert encode(np.bool_(True)) is True and encode([np.bool_(False)]) == [False]
+    assert grade({"compare": "exact"}, [returned(np.bool_(True))], [True]).passed

@@ -166,8 +166,10 @@ class Session:
         if not 0 <= test < len(tests):
             return {"error": f"no test {test}"}
         used = self.shots.get(test, 0) + msg["shots"]
-        if used > th.MAX_SHOTS_PER_TEST:
-            return {"error": f"shot budget exceeded: at most {th.MAX_SHOTS_PER_TEST} shots per test"}
+        # a task may allow fewer shots (each shot is one more use of the oracle)
+        most = min(th.MAX_SHOTS_PER_TEST, int(self.spec.get("max_shots", th.MAX_SHOTS_PER_TEST)))
+        if used > most:
+            return {"error": f"shot budget exceeded: at most {most} shot{'s' * (most != 1)} per test"}
         if self.artifact is None:
             return {"error": f"{RUN_REFUSAL}; build_circuit has not returned a circuit"}
         if msg["circuit"] != self.artifact:

@@ -18,7 +18,11 @@ the verdict, wrong_answer):
   mid-circuit outcome; the equivalent unitary or deferred-measurement program has none.
   The rule reads the program's form: a condition that never changes the outcome (a bit
   that is always 0) still counts, as it does for a correct program whose bits are
-  deterministic on the task's inputs (iterative phase estimation of an exact phase).
+  deterministic on the task's inputs (iterative phase estimation of an exact phase);
+* ``max_oracle_calls``: the program applies the black-box oracle at most this many times
+  (`oracle_calls`: every oracle op written counts, in each branch of an ``if``; an oracle
+  inside a ``while`` body may run any number of times and is refused), for tasks whose
+  point is a bounded number of uses (distinguishing two unitaries with one use).
 """
 from __future__ import annotations
 
@@ -45,6 +49,20 @@ def feed_forward_ops(circuit: dict) -> int:
         if written.intersection(op["clbits"]) and any(
                 wire.op_kind(o) != "barrier" for o in block):
             count += 1
+    return count
+
+
+def oracle_calls(circuit: dict) -> int | None:
+    """The oracle ops of a validated circuit (each written op counts, in every branch of
+    an `if`), or None when one is inside a `while` body (it may run any number of times)."""
+    ops, count = circuit["ops"], 0
+    for index, op in enumerate(ops):
+        kind = wire.op_kind(op)
+        if kind == "oracle":
+            count += 1
+        elif kind == "while" and any(wire.op_kind(o) == "oracle"
+                                     for o in ops[index + 1:index + 1 + op["body"]]):
+            return None
     return count
 
 
@@ -90,6 +108,12 @@ def violation(circuit: dict, spec: dict) -> str | None:
                     f"{spec['max_two_qubit_depth']} (layers of operations on two or more qubits; "
                     "one-qubit gates, measurements and classical processing are free, and the "
                     "operations of a conditioned block count as if they ran)")
+    if spec.get("max_oracle_calls") is not None:
+        calls, most = oracle_calls(circuit), spec["max_oracle_calls"]
+        if calls is None or calls > most:
+            used = "an oracle call inside a loop" if calls is None else f"{calls} oracle calls"
+            return (f"the program has {used}; the task allows at most {most} (every oracle call "
+                    "written counts, in each branch of a conditioned block)")
     if spec.get("feed_forward") == "required" and not feed_forward_ops(circuit):
         return ("the task requires feed-forward, and no operation is conditioned on the bit "
                 "of a measurement made before it (an equivalent unitary or deferred-measurement "

@@ -473,7 +473,7 @@ def process_results(doc, results):
         elif name in WORST:
             out[name] = _mean(WORST[name] if v.get(name) is None else v[name] for v in scored)
         elif name in ("fidelity", "approximation_ratio", "accuracy", "noise_draws_passed",
-                      "tests_passed"):
+                      "tests_passed", "pattern_match"):
             # a sample that failed to run reached 0
             out[name] = _mean(v.get(name) or 0.0 for v in scored)
         elif name == "shots_used":

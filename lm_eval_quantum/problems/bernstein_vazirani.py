@@ -110,8 +110,19 @@ def build_circuit(n: int, oracle: cirq.Gate) -> cirq.Circuit:
         cirq.H.on_each(*q[:n]),
         cirq.measure(*q[:n], key="result"),
     )''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, oracle: type[qml.operation.Operation]):
+    qml.PauliX(n)
+    for w in range(n + 1):
+        qml.Hadamard(w)
+    oracle(wires=range(n + 1))
+    for w in range(n):
+        qml.Hadamard(w)
+    return qml.counts(wires=range(n))''',
 }
-X_LINE = {"qiskit": "    qc.x(n)", "cirq": "        cirq.X(q[n]),"}
+X_LINE = {"qiskit": "    qc.x(n)", "cirq": "        cirq.X(q[n]),", "pennylane": "    qml.PauliX(n)"}
 
 
 def kickback_code(framework: str, post: str, x_comment: str = "") -> str:
@@ -136,6 +147,10 @@ CODE = {
 def run_and_analyze(circuit, simulator) -> str:
     result = simulator.run(circuit, repetitions=1)
     return "".join(str(int(b)) for b in result.measurements["result"][0])'''),
+    "pennylane": kickback_code("pennylane", '''\
+def run_and_analyze(circuit, simulator) -> str:
+    counts = simulator.run(circuit, shots=1)   # {"s_0 s_1 ... s_(n-1)": 1}, wire 0 first
+    return next(iter(counts))'''),
 }
 
 PROBLEM = BernsteinVazirani()

@@ -171,7 +171,7 @@ def judged_circuits(doc: dict) -> list[tuple[dict, dict | None]]:
 def _inputs(spec: dict, n: int) -> tuple[np.ndarray, str, float]:
     """The input columns the check looks at, what the overlap is called, its tolerance."""
     kind = spec["equivalence"] if spec["kind"] == "repair" else spec["kind"]
-    if kind == "unitary":
+    if kind in ("unitary", "unitary_pattern"):
         return np.eye(2**n, dtype=complex), "process fidelity", th.PROCESS_FIDELITY_EPS
     if kind == "channel":   # basis states on the channel's inputs, every other qubit |0>
         inputs = spec["inputs"]

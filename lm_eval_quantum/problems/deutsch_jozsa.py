@@ -118,6 +118,10 @@ CODE = {
 def run_and_analyze(circuit, simulator) -> str:
     bits = simulator.run(circuit, repetitions=1).measurements["result"][0]
     return "constant" if not any(bits) else "balanced"''', KICKBACK),
+    "pennylane": kickback_code("pennylane", '''\
+def run_and_analyze(circuit, simulator) -> str:
+    outcome = next(iter(simulator.run(circuit, shots=1)))
+    return "constant" if "1" not in outcome else "balanced"''', KICKBACK),
 }
 
 PROBLEM = DeutschJozsa()

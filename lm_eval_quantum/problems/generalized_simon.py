@@ -235,6 +235,15 @@ def run_and_analyze(circuit, simulator) -> str:
         for row in rows:
             add_equation(basis, int("".join(str(int(b)) for b in row), 2))
     return hidden_subgroup(basis, n)''',
+    "pennylane": '''\
+def run_and_analyze(circuit, simulator) -> str:
+    n, k = len(circuit.measurements[0].wires), @K@   # k: the dimension of S, given
+    basis = {}
+    while len(basis) < n - k:
+        counts = simulator.run(circuit, shots=n)
+        for outcome in counts:
+            add_equation(basis, int(outcome, 2))
+    return hidden_subgroup(basis, n)''',
 }
 
 SUBGROUP = '''\

@@ -194,6 +194,25 @@ def controlled_z_power(t, controls, target):
 
 
 ''' + ITERATIONS,
+    "pennylane": '''\
+import math
+import pennylane as qml
+
+def build_circuit(n: int, oracle: type[qml.operation.Operation]):
+    for w in range(n):
+        qml.Hadamard(w)
+    for _ in range(grover_iterations(n)):
+        oracle(wires=range(n))
+        # diffusion: qml.GroverOperator is 2|s><s| - I, |s> the uniform superposition
+        qml.GroverOperator(wires=range(n))
+    return qml.counts(wires=range(n))
+
+def run_and_analyze(circuit, simulator) -> str:
+    counts = simulator.run(circuit, shots=1)
+    return next(iter(counts))
+
+
+''' + ITERATIONS,
 }
 
 PROBLEM = Grover()

@@ -102,6 +102,12 @@ def inverse_qft(q):
         ops += [cirq.CZPowGate(exponent=-1 / 2 ** (j - k)).on(q[k], q[j]) for k in range(j)]
         ops.append(cirq.H(q[j]))
     return ops''',
+    "pennylane": '''\
+def inverse_qft(wires):
+    """Inverse of |x> -> sum_y e^(2 pi i x y / 2^n) |y> / sqrt(2^n) on `wires` (bit j of
+    x and y on wires[j]): qml.QFT reads its first wire as the most significant bit, so
+    it acts on the wires in reverse order."""
+    qml.adjoint(qml.QFT(wires=list(reversed(wires))))''',
 }
 
 
@@ -122,7 +128,8 @@ class PhaseEstimation(ControlledOracleAlgorithm):
     def oracle_call(self, framework, params):
         n = params["n"]
         return {"qasm": f"Oracle q[j], q[{n}];", "qiskit": f"qc.append(oracle, [j, {n}])",
-                "cirq": f"oracle.on(q[j], q[{n}])"}[framework]
+                "cirq": f"oracle.on(q[j], q[{n}])",
+                "pennylane": f"oracle(wires=[j, {n}])"}[framework]
 
     def statement(self, params):
         n = params["n"]
@@ -226,6 +233,23 @@ def run_and_analyze(circuit, simulator) -> str:
     row = simulator.run(circuit, repetitions=1).measurements["result"][0]
     # row[j] is bit j of k: the answer b1 b2 ... bn lists it from the top bit down
     return "".join(str(int(b)) for b in reversed(row))''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, oracle: type[qml.operation.Operation]):
+    qml.PauliX(n)                # the eigenstate |1> of U
+    for j in range(n):
+        qml.Hadamard(j)
+    for j in range(n):           # U^(2^j) controlled on counting qubit j
+        for _ in range(2**j):
+            oracle(wires=[j, n])
+    inverse_qft(list(range(n)))  # counting qubit j ends in bit j of k = 2^n phi
+    return qml.counts(wires=range(n))
+
+def run_and_analyze(circuit, simulator) -> str:
+    outcome = next(iter(simulator.run(circuit, shots=1)))
+    # character j is wire j, bit j of k: the answer b1 b2 ... bn lists it from the top bit down
+    return outcome[::-1]''',
 }
 
 PROBLEM = PhaseEstimation()

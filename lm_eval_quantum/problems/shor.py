@@ -38,6 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import thresholds as th
+from ..frameworks import SPECS
 from .seeding import seeded_rng
 from .phase_estimation import INVERSE_QFT, ControlledOracleAlgorithm
 
@@ -174,8 +175,7 @@ class Shor(ControlledOracleAlgorithm):
         return params["t"]
 
     def signature(self, framework, params):
-        kind = {"qiskit": "Gate", "cirq": "cirq.Gate"}.get(framework, "Gate")
-        return f"build_circuit(N: int, t: int, oracle: {kind})"
+        return f"build_circuit(N: int, t: int, oracle: {SPECS[framework].oracle.gate_type})"
 
     def entry_args(self, params):
         return [params["N"], params["t"]]
@@ -185,7 +185,8 @@ class Shor(ControlledOracleAlgorithm):
         work = ", ".join(f"q[{i}]" for i in range(t, w))
         return {"qasm": f"Oracle q[j], {work};",
                 "qiskit": f"qc.append(oracle, [j, {', '.join(map(str, range(t, w)))}])",
-                "cirq": f"oracle.on(q[j], *q[{t}:{w}])"}[framework]
+                "cirq": f"oracle.on(q[j], *q[{t}:{w}])",
+                "pennylane": f"oracle(wires=[j, *range({t}, {w})])"}[framework]
 
     def statement(self, params):
         n, t, L = params["N"], params["t"], params["L"]
@@ -337,6 +338,25 @@ def run_and_analyze(circuit, simulator) -> int:
         m = sum(int(b) << j for j, b in enumerate(row))
         counts[m] = counts.get(m, 0) + 1
     return order_from_counts(counts, len(rows[0]))'''),
+    "pennylane": ('''\
+import pennylane as qml''', '''\
+def build_circuit(N: int, t: int, oracle: type[qml.operation.Operation]):
+    L = N.bit_length()
+    work = list(range(t, t + L))
+    qml.PauliX(t)                    # work register |1>
+    for j in range(t):
+        qml.Hadamard(j)
+    for j in range(t):               # U_a^(2^j) controlled on counting qubit j
+        for _ in range(2**j):
+            oracle(wires=[j, *work])
+    inverse_qft(list(range(t)))      # counting qubit j ends in bit j of m
+    return qml.counts(wires=range(t))
+
+def run_and_analyze(circuit, simulator) -> int:
+    counts = simulator.run(circuit, shots=SHOTS)
+    t = len(circuit.measurements[0].wires)
+    # character j of a key is wire j, bit j of m
+    return order_from_counts({int(key[::-1], 2): c for key, c in counts.items()}, t)'''),
 }
 
 PROBLEM = Shor()

@@ -209,6 +209,25 @@ def run_and_analyze(circuit, simulator) -> str:
         for row in rows:
             add_equation(basis, int("".join(str(int(b)) for b in row), 2))
     return period(basis, n)''',
+    "pennylane": '''\
+import pennylane as qml
+
+def build_circuit(n: int, oracle: type[qml.operation.Operation]):
+    for w in range(n):
+        qml.Hadamard(w)
+    oracle(wires=range(2 * n))
+    for w in range(n):
+        qml.Hadamard(w)
+    return qml.counts(wires=range(n))   # each outcome y satisfies y.s = 0
+
+def run_and_analyze(circuit, simulator) -> str:
+    n = len(circuit.measurements[0].wires)
+    basis = {}
+    while len(basis) < n - 1:
+        counts = simulator.run(circuit, shots=n)
+        for outcome in counts:
+            add_equation(basis, int(outcome, 2))
+    return period(basis, n)''',
 }
 
 PROBLEM = Simon()

@@ -946,6 +946,20 @@ def truth_unitary(ctx, sources) -> Truth:
                                              f"process fidelity {fidelity:.6f}"))
 
 
+def truth_unitary_pattern(ctx, sources) -> Truth:
+    """Equivalent iff the native unitary has the target's pattern of zero and nonzero
+    entries (magnitude < the spec's tolerance, default UNITARY_PATTERN_TOL, is zero)."""
+    native = _native_builder(ctx, sources)()
+    u = _native_unitary(ctx, native)
+    pattern = np.asarray(ctx["problem"].target_for(ctx["params"], ctx["framework"])) != 0
+    if u.shape != pattern.shape:
+        return Truth("changing", f"unitary of dimension {u.shape[0]}, pattern {pattern.shape[0]}")
+    tolerance = float(ctx["spec"].get("tolerance", th.UNITARY_PATTERN_TOL))
+    wrong = int(((np.abs(u) >= tolerance) != pattern).sum())
+    return _with_rules(ctx, native, Truth("equivalent" if not wrong else "changing",
+                                             f"{wrong} entries off the pattern"))
+
+
 def truth_classifier(ctx, sources) -> Truth:
     """Equivalent iff, for every argument list of the batch, <Z> of the readout qubit
     on the native final state has the label's sign with the margin (or is within the
@@ -1374,6 +1388,33 @@ def truth_classical_answer(ctx, sources) -> Truth:
     return _with_rules(ctx, native, Truth("equivalent" if ok else "changing", detail))
 
 
+def truth_game(ctx, sources) -> Truth:
+    """The rule of judge/kinds/game.py, natively: every allowed question prepared on the
+    question qubits (all at once, entangled with reference qubits), the program run over
+    all its measurement branches, the answers read from the answer qubits (bit j =
+    outputs[j]); the uniform average of the winning probability must reach `min_win`, and
+    the players' locality hold."""
+    spec, n = ctx["spec"], ctx["width"]
+    table = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+    keys = sorted(table)
+    inputs, outputs = list(spec["inputs"]), list(spec["outputs"])
+    xs = [sum(int(c) << j for j, c in enumerate(key)) for key in keys]
+    vectors = np.eye(2 ** len(inputs), dtype=complex)[:, xs]
+    native = _native_builder(ctx, sources)()
+    count = len(keys)
+    try:
+        states = _exact(ctx, native, _prepared(n, inputs, vectors))
+    except _Mismatch as exc:
+        return Truth("changing", str(exc))
+    refs = list(range(n, states.ndim - 1))
+    v = _group(states, outputs, refs)
+    probs = (count * np.sum(np.abs(v) ** 2, axis=1)).reshape(-1, 2 ** len(refs))[:, :count]
+    win = float(np.mean([sum(probs[sum(int(c) << j for j, c in enumerate(out)), i]
+                             for out in table[key]) for i, key in enumerate(keys)]))
+    ok = win >= float(spec["min_win"])
+    return _with_protocol(ctx, spec, native, ok, f"win probability {win:.9f} (bound {spec['min_win']:.9f})")
+
+
 def truth_code_correction(ctx, sources) -> Truth:
     """The rule of judge/kinds/code_correction.py, natively: at the program's first
     top-level barrier every qubit outside `data` is |0> (probability of 1 at most
@@ -1551,7 +1592,8 @@ GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": tru
                 "distribution": truth_distribution, "variational": truth_variational,
                 "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair,
                 "classical_answer": truth_classical_answer, "code_correction": truth_code_correction,
-                "idle_noise": truth_idle_noise}
+                "idle_noise": truth_idle_noise, "unitary_pattern": truth_unitary_pattern,
+                "game": truth_game}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:

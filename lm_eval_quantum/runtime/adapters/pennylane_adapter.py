@@ -10,7 +10,22 @@ wire's matrix convention), labelled `op.name` (a label only: barriers, snapshots
 and mid-circuit measurements are recognised by isinstance tests, and an op
 whose name is a special op's, e.g. a user class called `Measure` or `reset`, is
 emitted as the matrix op it is); wider ones are decomposed.
-There is no oracle support and no simulator proxy for PennyLane yet.
+
+Black-box oracle tasks: `oracle` is a subclass of this module's `Oracle` operation
+(`make_oracle`: one class per job, its `num_wires` the oracle's width), applied like
+any PennyLane operation class, ``oracle(wires=[...])``; it has no matrix and no
+decomposition (``qml.matrix`` of it raises), so `qml.adjoint` / `qml.ctrl` of it end
+as missing_api, while `qml.pow(oracle(...), m)` with a positive integer m decomposes
+into m calls.  An instance is emitted as {"name": "oracle"} (isinstance test, not its
+name).  In an oracle task the quantum function ends with one terminal measurement,
+``return qml.counts(wires=...)`` or ``qml.sample(wires=...)`` on explicit wires: its
+wires are measured, in their listed order, into fresh clbits (the other tasks ignore
+returned measurements and measure every wire themselves).
+
+Simulator proxy: `simulator.run(circuit, shots=k)` takes the recorded
+`qml.tape.QuantumScript` (`circuit`, as run_and_analyze receives it, or a tape made
+from it) and returns a dict {bitstring: count} over the terminal measurement's wires,
+the first listed wire leftmost, as `qml.counts` prints them.
 
 Dynamic circuits (wire "measure" / "if", judge.dynamic):
   * ``m = qml.measure(w)``: a "measure" into a fresh clbit; ``reset=True`` then flips
@@ -86,10 +101,29 @@ def _record(fn):
     return recorded
 
 
+class Oracle(qml.operation.Operation):
+    """The task's opaque black box: no matrix and no decomposition here.  The object
+    handed to build_circuit is a subclass with a fixed `num_wires` (`make_oracle`)."""
+
+    num_params = 0
+    num_wires = None
+    grad_method = None
+
+    def __repr__(self) -> str:
+        return f"Oracle(wires={self.wires.tolist()})"
+
+
+def make_oracle(spec: dict) -> type:
+    """The oracle operation class of one job: `Oracle` on spec["num_qubits"] wires."""
+    return type("Oracle", (Oracle,), {"num_wires": int(spec["num_qubits"]),
+                                      "__module__": __name__})
+
+
 def build(job: dict, namespace: dict):
+    args = list(job["args"])
     if job.get("oracle"):
-        raise NotImplementedError("oracle tasks are not supported for PennyLane")
-    return call_entry(namespace, job["entry"], list(job["args"]), prepare=_record)
+        args.append(make_oracle(job["oracle"]))
+    return call_entry(namespace, job["entry"], args, prepare=_record)
 
 
 class _State:
@@ -100,7 +134,7 @@ class _State:
         self.tables = conditions.TruthTables()
 
 
-def to_artifact(tape, builder) -> None:
+def to_artifact(tape, builder) -> list[int] | None:
     if not isinstance(tape, qml.tape.QuantumScript):
         raise CandidateError(
             "shape_mismatch", f"expected recorded PennyLane operations, got {type(tape).__name__}"
@@ -111,6 +145,27 @@ def to_artifact(tape, builder) -> None:
     index = 0
     while index < len(ops):
         index = _emit_from(ops, index, builder, state)
+    if builder.oracle is not None:
+        return _emit_terminal(tape, builder)
+    return None
+
+
+_TERMINAL = (qml.measurements.CountsMP, qml.measurements.SampleMP)
+
+
+def _emit_terminal(tape, builder) -> list[int]:
+    """An oracle task's one terminal measurement (qml.counts / qml.sample on explicit
+    wires): its wires measured in order into fresh clbits, which are returned."""
+    measurements = list(tape.measurements)
+    if (len(measurements) != 1 or not isinstance(measurements[0], _TERMINAL)
+            or measurements[0].obs is not None or measurements[0].mv is not None
+            or not len(measurements[0].wires)):
+        got = ", ".join(type(m).__name__ for m in measurements) or "nothing"
+        raise CandidateError(
+            "shape_mismatch", "the quantum function must end with one measurement "
+            f"`return qml.counts(wires=[...])` on explicit wires; it returned {got}")
+    wires = [builder.qubit(_wire(w)) for w in measurements[0].wires]
+    return builder.measure(wires)
 
 
 def _wire(w) -> int:
@@ -200,6 +255,9 @@ def _emit(op, builder, state: _State, depth: int) -> None:
             "supported; rotate to the computational basis and use qml.measure")
     name = matrix_label(op.name)
     wires = [builder.qubit(_wire(w)) for w in op.wires]
+    if isinstance(op, Oracle):
+        builder.call_oracle(wires)
+        return
     if isinstance(op, qml.Barrier):
         builder.special("barrier", wires)
         return
@@ -230,17 +288,46 @@ def _emit_measure(op, builder, state: _State) -> None:
             builder.gate("x", [w])
 
 
-def simulator(session):
-    raise NotImplementedError("PennyLane post-processing tasks are not supported yet")
+# --- simulator proxy ------------------------------------------------------------
+class Simulator:
+    """`run(circuit, shots=k) -> {bitstring: count}`, as `qml.counts` prints them.
+
+    Runs cross the sandbox boundary: the judge plugs in the hidden oracle and samples
+    the exact output distribution.  Only recorded tapes are run (a QNode needs a device,
+    and no device here can apply the oracle)."""
+
+    def __init__(self, session):
+        self._session = session
+
+    def run(self, circuit, shots):
+        if not isinstance(circuit, qml.tape.QuantumScript):
+            raise TypeError(
+                "simulator.run takes the recorded circuit (a qml.tape.QuantumScript, such as "
+                f"the `circuit` argument of run_and_analyze), got {type(circuit).__name__}")
+        counts, clbits = self._session.run(circuit, shots)
+        out: dict[str, int] = {}
+        for outcome in sorted(counts):
+            key = "".join(outcome[c] for c in clbits)
+            out[key] = out.get(key, 0) + counts[outcome]
+        return out
+
+    def __repr__(self):
+        return "Simulator()"
 
 
-# --- the zygote's warm-up job (runtime/adapters/warm.py): no oracle, no post-processing
-WARM = {"oracle": None, "post": None, "sources": {"python": (
+def simulator(session) -> Simulator:
+    return Simulator(session)
+
+
+# --- the zygote's warm-up job (runtime/adapters/warm.py), oracle path included ---------
+WARM = {"sources": {"python": (
     "import pennylane as qml\n"
-    "def build_circuit(n, oracle=None):\n"
+    "def build_circuit(n, oracle):\n"
     "    qml.Hadamard(0); qml.CNOT(wires=[0, 1]); qml.RX(0.3, wires=2)\n"
-    "    qml.Toffoli(wires=[0, 1, 2])\n"
-    "    return qml.state()\n"
+    "    qml.Toffoli(wires=[0, 1, 2]); oracle(wires=range(n + 1))\n"
+    "    return qml.counts(wires=range(n))\n"
+    "def run_and_analyze(circuit, simulator):\n"
+    "    return simulator.run(circuit, shots=4)\n"
 )}}
 
 

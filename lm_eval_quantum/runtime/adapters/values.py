@@ -65,8 +65,12 @@ def encode(value, adapter=None, depth: int = 0):
     """`value` as plain tagged data (see the module docstring)."""
     if depth > _MAX_DEPTH:
         return {"$object": "nested too deeply"}
-    if value is None or isinstance(value, (bool, str)):
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):            # a str subclass (NumPy's str_) as the str it is
+        return str(value)
+    if isinstance(value, np.bool_):       # NumPy's bool is no Python bool, nor a number
+        return bool(value)
     number = _number(value) if isinstance(value, numbers.Number) and not isinstance(
         value, np.ndarray) else None
     if number is not None:

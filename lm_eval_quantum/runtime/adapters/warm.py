@@ -18,7 +18,7 @@ PRELOADED_MODULES = tuple(dict.fromkeys(
     ["numpy", *(name for declared in DECLARATIONS.values() for name in declared["PRELOAD"])]))
 
 # The warm-up job of every framework, under its adapter's `WARM` (the sources of a tiny
-# circuit, and what the framework does not support: PennyLane has no oracle).
+# circuit, and what the framework does not support).
 WARM_JOB = {
     "entry": "build_circuit",
     "args": [2],
