@@ -17,15 +17,15 @@ def test_every_kind_is_one_module_that_declares_itself():
     modules = {m.name for m in pkgutil.iter_modules(kinds.__path__)}
     assert modules == set(KINDS) == {"algorithm", "channel", "classical_answer", "classifier",
                                      "code_correction", "distribution", "game", "idle_noise",
-                                     "label", "repair", "returns", "state", "unitary",
-                                     "unitary_pattern", "variational"}
+                                     "label", "repair", "returns", "state", "success_probability",
+                                     "unitary", "unitary_pattern", "variational"}
     for name, kind in KINDS.items():
         assert kind.name == name and kind.rule and kind.metrics
         assert kind.executes == (name in CHECKS) == (kind.grade is not None)
     # what the old hand-written tables said
     assert SEED_FREE_KINDS == {"state", "unitary", "variational", "classifier", "channel",
                                "classical_answer", "code_correction", "game", "idle_noise",
-                               "returns", "unitary_pattern"}
+                               "returns", "success_probability", "unitary_pattern"}
     assert {p.check for p in all_problems()} <= set(KINDS)
 
 

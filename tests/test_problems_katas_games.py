@@ -66,7 +66,7 @@ def test_canonicals_pass_and_prompts_lint(slug):
 def test_frameworks():
     for slug in GAMES:
         assert get_problem(slug).frameworks == ("qasm", "qiskit", "cirq", "pennylane")
-    assert "pennylane" not in get_problem("distinguish_unitaries").frameworks
+    assert get_problem("distinguish_unitaries").frameworks == ("qasm", "qiskit", "cirq", "pennylane")
 
 
 # --- nonlocal games: wrong answers ----------------------------------------------------------------
@@ -169,6 +169,13 @@ def test_distinguish_wrong_answers_fail():
     doc, sources = _doc("distinguish_unitaries", "cirq", 6)           # the four Paulis
     verdict = _judge(doc, _replaced(sources, "cirq.CNOT(q[0], q[1]),\n", "", 1))   # no Bell pair
     assert not verdict["passed"], verdict
+    doc, sources = _doc("distinguish_unitaries", "pennylane", 3)      # controlled Z vs -Z
+    for old, new in (("oracle(wires=[0, 1])", "qml.pow(oracle(wires=[0, 1]), 2)"),
+                     ("oracle(wires=[0, 1])", "oracle(wires=[0, 1])\n    oracle(wires=[0, 1])"),
+                     ("shots=1", "shots=3"),
+                     ("qml.Hadamard(wires=[0])\n    oracle", "qml.Hadamard(wires=[1])\n    oracle")):
+        verdict = _judge(doc, _replaced(sources, old, new))
+        assert not verdict["passed"], (old, new, verdict)
 
 
 def test_distinguish_oracle_in_a_loop_is_refused():

@@ -322,6 +322,7 @@ _GRADED = {
     "returns": r"(?i)\bcompares each returned value\b",
     "unitary_pattern": r"(?i)\bpattern\b[^.]*\bchecked\b",
     "game": r"(?i)\bcomputes the exact win probability\b",
+    "success_probability": r"(?i)\bprobability that the answer register holds a solution\b",
 }
 
 

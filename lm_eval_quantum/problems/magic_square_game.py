@@ -156,7 +156,8 @@ class MagicSquareGame(NonlocalGame):
     title = "Mermin-Peres magic square game (exact win probability)"
     players: ClassVar = {"alice": ("r", "a"), "bob": ("c", "b")}
     sizes: ClassVar = {"r": 2, "c": 2, "a": 2, "b": 2}
-    layouts: ClassVar = {"blocks": ["r", "c", "a", "b"], "interleaved": ["r", "a", "c", "b"]}
+    layouts: ClassVar = {"blocks": ["r", "c", "a", "b"], "interleaved": ["r", "a", "c", "b"],
+                         "shares_first": ["a", "b", "r", "c"]}
     roles: ClassVar = {"r": "Alice's row r = r[0] + 2 r[1] (computational-basis inputs)",
                        "c": "Bob's column c = c[0] + 2 c[1] (computational-basis inputs)",
                        "a": "Alice's share and answer qubits a (start in |0>)",
@@ -170,6 +171,14 @@ class MagicSquareGame(NonlocalGame):
     arguments = (("alice_parity", "str"),)
     argument_text = '`alice_parity` is "even" or "odd", the parity of Alice\'s row above.'
     code = CODE
+
+    def instances(self, split):
+        """Both parities on the block layout, and the even game once more with the shares on
+        the first qubits (three test docs); the few-shot docs interleave the registers."""
+        out = super().instances(split)
+        if split == "test":
+            out.append({**out[0], "layout": "shares_first"})
+        return out
 
     def task(self, params):
         return "players' strategy for the magic square game"

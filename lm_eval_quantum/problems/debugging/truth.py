@@ -1415,6 +1415,27 @@ def truth_game(ctx, sources) -> Truth:
     return _with_protocol(ctx, spec, native, ok, f"win probability {win:.9f} (bound {spec['min_win']:.9f})")
 
 
+def truth_success_probability(ctx, sources) -> Truth:
+    """The rule of judge/kinds/success_probability.py, natively: the program run exactly
+    from |0...0> over all its measurement branches, the answer read from the answer
+    qubits (bit i = answer_qubits[i]) at the end; the probability that it is one of the
+    accepted answers must be at least min_success."""
+    spec, n = ctx["spec"], ctx["width"]
+    target = ctx["problem"].target_for(ctx["params"], ctx["framework"])
+    native = _native_builder(ctx, sources)()
+    try:
+        states = _exact(ctx, native, _prepared(n, [], np.ones((1, 1), dtype=complex)))
+    except _Mismatch as exc:
+        return Truth("changing", str(exc))
+    v = _group(states, list(spec["answer_qubits"]), [])
+    probs = np.sum(np.abs(v) ** 2, axis=1)
+    success = float(sum(probs[int(a)] for a in set(target["accepted"])))
+    bound = float(spec["min_success"])
+    ok = success >= bound
+    detail = f"P(accepted answer) {success:.9f} (bound {bound:g})"
+    return _with_rules(ctx, native, Truth("equivalent" if ok else "changing", detail))
+
+
 def truth_code_correction(ctx, sources) -> Truth:
     """The rule of judge/kinds/code_correction.py, natively: at the program's first
     top-level barrier every qubit outside `data` is |0> (probability of 1 at most
@@ -1593,7 +1614,7 @@ GROUND_TRUTH = {"state": truth_state, "unitary": truth_unitary, "algorithm": tru
                 "channel": truth_channel, "classifier": truth_classifier, "repair": truth_repair,
                 "classical_answer": truth_classical_answer, "code_correction": truth_code_correction,
                 "idle_noise": truth_idle_noise, "unitary_pattern": truth_unitary_pattern,
-                "game": truth_game}
+                "game": truth_game, "success_probability": truth_success_probability}
 
 
 def ground_truth(ctx: dict, sources: dict) -> Truth:
