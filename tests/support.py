@@ -176,9 +176,11 @@ WRONG["bb84"] = {
 # Phase estimation / order finding: the eigenstate (work register |1>) is never prepared,
 # so the oracle acts on a fixed point and the counting register always reads 0.
 WRONG["phase_estimation"] = {
-    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(n)", "qc.z(n)"), "cirq": ("cirq.X(q[n])", "cirq.Z(q[n])")}
+    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(n)", "qc.z(n)"), "cirq": ("cirq.X(q[n])", "cirq.Z(q[n])"),
+    "pennylane": ("qml.PauliX(n)", "qml.PauliZ(n)")}
 WRONG["shor"] = {
-    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(t)", "qc.z(t)"), "cirq": ("cirq.X(q[t])", "cirq.Z(q[t])")}
+    "qasm": ("x q[", "z q["), "qiskit": ("qc.x(t)", "qc.z(t)"), "cirq": ("cirq.X(q[t])", "cirq.Z(q[t])"),
+    "pennylane": ("qml.PauliX(t)", "qml.PauliZ(t)")}
 
 ZYGOTE_MODULE = "lm_eval_quantum.runtime.zygote"
 

@@ -347,5 +347,5 @@ def test_hidden_inputs_cover_several_sizes_and_are_stable():
             widths = {args[0] for args in inputs}
         else:
             widths = {int(args[0].split("qubit[")[1].split("]")[0]) for args in inputs}
-        assert len(widths) >= 4, (slug, widths)
+        assert len(widths) >= (3 if slug == "route_to_coupling_map" else 4), (slug, widths)   # 3..5
         assert len({str(args) for args in inputs}) == len(inputs)

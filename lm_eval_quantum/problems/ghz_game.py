@@ -73,7 +73,7 @@ class NonlocalGame(PartyProtocol):
         out = []
         every = self.variants_by_split["test"]
         width = sum(self.sizes.values())
-        for row in range(len(every)):
+        for row in range(len(self.instances("test"))):
             rng = seeded_rng(self.slug, "private", row)
             variant = every[int(rng.integers(len(every)))]
             qubits = [int(k) for k in rng.permutation(width)]

@@ -103,7 +103,9 @@ class RippleCarryAdder(StatedCall):
 
     def argument_notes(self, framework, params):
         return ("`n` is the number of bits of each register and `variant` is "
-                f"{params['variant']!r} (one of 'sum', 'carry', 'difference', as above).")
+                f"{params['variant']!r}, the task stated above (the same function serves the "
+                "other variants of this family, 'sum', 'carry' and 'difference'; this task "
+                f"grades {params['variant']!r} only).")
 
     def check_spec(self, framework, params):
         return {**super().check_spec(framework, params), "ancillas": [layout(params)["ancilla"]]}
