@@ -16,6 +16,7 @@ import numpy as np
 
 from lm_eval_quantum.problems.base import FunctionTask
 from lm_eval_quantum.problems.circuits import PAULI, embed, rotation
+from lm_eval_quantum.problems.prompts import MATRIX_INDEX_ORDER
 
 ONE = {"h": np.array([[1, 1], [1, -1]]) / np.sqrt(2), "x": PAULI["X"], "y": PAULI["Y"],
        "z": PAULI["Z"], "s": np.diag([1, 1j]), "t": np.diag([1, np.exp(1j * np.pi / 4)])}
@@ -74,19 +75,9 @@ class CircuitUnitary(FunctionTask):
             "row and column order stated below.")
 
     def notes(self, framework, params):
-        return {
-            "qiskit": "Use Qiskit's order: the bits of a row or column index are the qubits "
-                      "with qubit 0 the LEAST significant bit (index = sum_k b_k 2^k for "
-                      "qubit k in state b_k), as a Qiskit `Operator` of the circuit gives it.",
-            "cirq": "Use Cirq's order for `cirq.LineQubit(k)` as qubit k: the bits of a row or "
-                    "column index are the qubits with qubit 0 the MOST significant bit (index "
-                    "= sum_k b_k 2^(n-1-k) for qubit k in state b_k), over all n qubits in the "
-                    "order 0..n-1.",
-            "pennylane": "Use PennyLane's order for wire k as qubit k: the bits of a row or "
-                         "column index are the wires with wire 0 the MOST significant bit "
-                         "(index = sum_k b_k 2^(n-1-k) for wire k in state b_k), over all n "
-                         "wires in the order 0..n-1.",
-        }[framework]
+        if framework == "qiskit":
+            return MATRIX_INDEX_ORDER["qiskit"] + " This is the order of a Qiskit `Operator` of the circuit."
+        return MATRIX_INDEX_ORDER[framework]
 
     code = {
         "qiskit": '''\

@@ -28,6 +28,7 @@ from lm_eval_quantum.problems.base import FunctionTask, pauli_sum
 from lm_eval_quantum.problems.circuit_unitary import gate_matrix
 from lm_eval_quantum.problems.circuits import embed
 from lm_eval_quantum.problems.pauli_decomposition import pauli_matrix
+from lm_eval_quantum.problems.prompts import MATRIX_INDEX_ORDER
 
 
 # --- the term-list convention -------------------------------------------------------------------
@@ -191,19 +192,9 @@ class PauliSumMatrix(FunctionTask):
             "stated below.")
 
     def notes(self, framework, params):
-        return {
-            "qiskit": "Use Qiskit's order: the bits of a row or column index are the qubits "
-                      "with qubit 0 the LEAST significant bit (index = sum_k b_k 2^k for qubit "
-                      "k in state b_k). " + TERM_NOTES["qiskit"],
-            "cirq": "Use Cirq's order for `cirq.LineQubit(k)` as qubit k: the bits of a row or "
-                    "column index are the qubits with qubit 0 the MOST significant bit (index "
-                    "= sum_k b_k 2^(n-1-k) for qubit k in state b_k), over all n qubits in the "
-                    "order 0..n-1.",
-            "pennylane": "Use PennyLane's order for wire k as qubit k: the bits of a row or "
-                         "column index are the wires with wire 0 the MOST significant bit "
-                         "(index = sum_k b_k 2^(n-1-k) for wire k in state b_k), over all n "
-                         "wires in the order 0..n-1.",
-        }[framework]
+        if framework == "qiskit":
+            return MATRIX_INDEX_ORDER["qiskit"] + " " + TERM_NOTES["qiskit"]
+        return MATRIX_INDEX_ORDER[framework]
 
     code = {
         "qiskit": '''\

@@ -187,3 +187,17 @@ def answer_rule(qubits: list[int]) -> str:
             f"computational basis, as the integer whose bit i is the value of the i-th of them "
             f"({bits}, bit 0 the least significant); a qubit you have just measured holds its "
             "outcome, so measuring them last changes nothing.")
+
+
+# How a returned matrix's rows and columns are indexed, per framework (function tasks that
+# return a matrix in the framework's own order)
+MATRIX_INDEX_ORDER = {
+    "qiskit": "Use Qiskit's order: the bits of a row or column index are the qubits with qubit "
+              "0 the LEAST significant bit (index = sum_k b_k 2^k for qubit k in state b_k).",
+    "cirq": "Use Cirq's order for `cirq.LineQubit(k)` as qubit k: the bits of a row or column "
+            "index are the qubits with qubit 0 the MOST significant bit (index = sum_k b_k "
+            "2^(n-1-k) for qubit k in state b_k), over all n qubits in the order 0..n-1.",
+    "pennylane": "Use PennyLane's order for wire k as qubit k: the bits of a row or column index "
+                 "are the wires with wire 0 the MOST significant bit (index = sum_k b_k 2^(n-1-k) "
+                 "for wire k in state b_k), over all n wires in the order 0..n-1.",
+}
