@@ -331,3 +331,33 @@ def judge_in_process(doc: dict, sources: dict) -> dict:
     ran = SimpleNamespace(status="ok", cpu_seconds=0.0, wall_seconds=0.0, isolation="none",
                           retried=False, detail="", signal=None)
     return session.verdict(ran)
+
+
+
+# --- function tasks (check kind `returns`): a doc, a verdict, an edited canonical ---------------
+def function_doc(slug: str, framework: str, variant: int = 0, split: str = "test") -> dict:
+    from lm_eval_quantum.problems import get_problem, make_doc
+
+    return make_doc(get_problem(slug), framework, {"variant": variant}, variant, split)
+
+
+def function_verdict(slug: str, framework: str, code: str, variant: int = 0) -> dict:
+    """The in-process verdict of `code` on a function task's doc (the libraries' warnings on
+    singular or sparse inputs silenced)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return judge_in_process(function_doc(slug, framework, variant), {"python": code})
+
+
+def canonical_edited(slug: str, framework: str, *pairs: str, count: int = -1) -> str:
+    """The canonical with each `old` replaced by its `new` (pairs: old, new, old, new, ...;
+    `count` occurrences each, all by default); every `old` must be there."""
+    from lm_eval_quantum.problems import get_problem
+
+    code = get_problem(slug).code[framework]
+    for old, new in zip(pairs[::2], pairs[1::2]):
+        assert code.count(old) >= max(count, 1), (slug, framework, old)
+        code = code.replace(old, new, count)
+    return code

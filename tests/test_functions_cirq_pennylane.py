@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import judge_in_process
+from support import canonical_edited, function_doc, function_verdict
 from test_prompt_lint import Doc, lint
 
 from lm_eval_quantum.problems import (angle_embedding_state, circuit_unitary, expectation_value,
@@ -48,17 +48,15 @@ def checked_variants(slug, slow=False):
 
 
 def doc(slug, fw, variant=0, split="test") -> dict:
-    return make_doc(PROBLEMS[slug], fw, {"variant": variant}, variant, split)
+    return function_doc(slug, fw, variant, split)
 
 
 def verdict(slug, fw, code, variant=0) -> dict:
-    return judge_in_process(doc(slug, fw, variant), {"python": code})
+    return function_verdict(slug, fw, code, variant)
 
 
 def edit(slug, fw, old, new, count=1) -> str:
-    code = PROBLEMS[slug].code[fw]
-    assert code.count(old) >= count, (slug, fw, old)
-    return code.replace(old, new, count)
+    return canonical_edited(slug, fw, old, new, count=count)
 
 
 def calls(slug, variants=range(VARIANTS)) -> list[list]:

@@ -22,11 +22,10 @@ difficult     jordan_wigner_one_body ("operator"), trotter_unitary ("unitary"),
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
-from support import judge_in_process
+from support import canonical_edited, function_doc, function_verdict
 from test_prompt_lint import Doc, lint
 
 from lm_eval_quantum.problems import (circuit_depth_stats, clifford_conjugation, jordan_wigner_one_body,
@@ -49,19 +48,15 @@ DRAWS = 8          # variants of the default run per problem and framework (the 
 
 
 def doc(slug, fw, variant=0, split="test") -> dict:
-    return make_doc(PROBLEMS[slug], fw, {"variant": variant}, variant, split)
+    return function_doc(slug, fw, variant, split)
 
 
 def verdict(slug, fw, code, variant=0) -> dict:
-    with warnings.catch_warnings():     # SciPy's sparse expm warns on formats
-        warnings.simplefilter("ignore")
-        return judge_in_process(doc(slug, fw, variant), {"python": code})
+    return function_verdict(slug, fw, code, variant)
 
 
 def edit(slug, fw, old, new, count=1) -> str:
-    code = PROBLEMS[slug].code[fw]
-    assert code.count(old) >= count, (slug, fw, old)
-    return code.replace(old, new, count)
+    return canonical_edited(slug, fw, old, new, count=count)
 
 
 def printed(slug, fw, old) -> str:

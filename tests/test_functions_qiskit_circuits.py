@@ -18,11 +18,10 @@ expanded_gate_counts).  All are Qiskit only.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
-from support import judge_in_process
+from support import canonical_edited, function_verdict
 from test_prompt_lint import Doc, lint
 
 from lm_eval_quantum.problems import get_problem, make_doc
@@ -43,22 +42,12 @@ CATEGORIES = {"circuit generation", "gate operations and manipulation",
               "advanced circuit manipulation", "circuit serialization"}
 
 
-@functools.lru_cache(maxsize=None)
-def doc(slug: str, variant: int) -> dict:
-    return make_doc(get_problem(slug), "qiskit", {"variant": variant}, variant, "test")
-
-
 def verdict(slug: str, variant: int, code: str) -> dict:
-    return judge_in_process(doc(slug, variant), {"python": code})
+    return function_verdict(slug, "qiskit", code, variant)
 
 
 def mutated(slug: str, *pairs: str) -> str:
-    """The canonical with each `old` replaced by its `new` (pairs: old, new, old, new, ...)."""
-    code = get_problem(slug).code["qiskit"]
-    for old, new in zip(pairs[::2], pairs[1::2]):
-        assert old in code, (slug, old)
-        code = code.replace(old, new)
-    return code
+    return canonical_edited(slug, "qiskit", *pairs)
 
 
 def passes(slug, code, variants=range(3)) -> list[bool]:

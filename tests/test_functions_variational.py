@@ -26,7 +26,7 @@ import json
 
 import numpy as np
 import pytest
-from support import judge_in_process
+from support import canonical_edited, function_doc, function_verdict
 from test_prompt_lint import Doc, lint
 
 from lm_eval_quantum.problems import (basic_entangler_expectations, bloch_descent,
@@ -53,17 +53,15 @@ DRAWS = {slug: 5 if slug in CHEAP else 2 for slug in PROBLEMS}
 
 
 def doc(slug, fw, variant=0, split="test") -> dict:
-    return make_doc(PROBLEMS[slug], fw, {"variant": variant}, variant, split)
+    return function_doc(slug, fw, variant, split)
 
 
 def verdict(slug, fw, code, variant=0) -> dict:
-    return judge_in_process(doc(slug, fw, variant), {"python": code})
+    return function_verdict(slug, fw, code, variant)
 
 
 def edit(slug, fw, old, new, count=1) -> str:
-    code = PROBLEMS[slug].code[fw]
-    assert code.count(old) >= count, (slug, fw, old)
-    return code.replace(old, new, count)
+    return canonical_edited(slug, fw, old, new, count=count)
 
 
 def printed(slug, fw, expression) -> str:
