@@ -15,6 +15,7 @@ function tasks' medians to the circuit tasks'.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -61,8 +62,8 @@ def judge_seconds(doc: dict, repeats: int) -> float:
     from lm_eval_quantum.runtime.adapters import run_job
     from lm_eval_quantum.scoring import doc_limits, session_for
 
-    code = doc["canonical"].split("```python\n", 1)[-1].rsplit("```", 1)[0]
-    sources = {"qasm": None, "python": code} if doc["framework"] != "qasm" else {"qasm": code, "python": None}
+    canonical = get_problem(doc["problem"]).canonical(doc["framework"], json.loads(doc["params"]))
+    sources = {"qasm": canonical.get("qasm"), "python": canonical.get("python")}
     recorder = _Recorder()
     run_job(session_for(doc).job(sources, doc_limits(doc)), recorder)
     ran = SimpleNamespace(status="ok", cpu_seconds=0.0, wall_seconds=0.0, isolation="none",
