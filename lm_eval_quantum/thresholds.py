@@ -118,6 +118,15 @@ VARIATIONAL_TOLERANCE = 0.01
 # instead, within STATE_FIDELITY_EPS / PROCESS_FIDELITY_EPS (lm_eval_quantum.problems.datacheck).
 REBUILD_NUMBER_TOL = 1e-9
 
+# --- scoring: one queue per run (scoring.ScoringQueue) ------------------------------
+# Threads per sandbox worker that take samples from the run's queue: each prepares a
+# sample (extraction, the judge's session), runs it in the pool (at most `workers` at
+# once: the pool's slots) and judges what came back.  With one thread per worker a
+# worker's slot idles while its thread judges; two keep every slot fed while the judge
+# works (measured on 2 cores by scripts/bench_scoring.py: the pool's workers stay busy
+# and throughput stops rising beyond 2).
+SCORING_THREADS_PER_WORKER = 2
+
 # --- judge: size caps checked before any simulation ----------------------------
 # 2^14 amplitudes is 256 KiB; the state judge stays far below any memory risk.
 MAX_STATE_QUBITS = 14

@@ -259,18 +259,19 @@ def test_identical_answers_under_a_seed_free_check_run_once():
     from lm_eval_quantum.scoring import score_samples
 
     class Counting:
-        jobs = 0
+        ran: list = []          # appended from the queue's threads (list.append is atomic)
+        workers, isolation = get_pool().workers, get_pool().isolation
 
-        def map(self, jobs, handlers, progress=False):
-            Counting.jobs += len(jobs)
-            return get_pool().map(jobs, handlers, progress=progress)
+        def run(self, job, handler):
+            Counting.ran.append(job)
+            return get_pool().run(job, handler)
 
     ghz, w = _doc("quantum_qiskit_ghz"), _doc("quantum_qiskit_w_state")
     wrong = ghz["canonical"].replace("qc.h(0)", "qc.x(0)")
     items = ([(ghz, ghz["canonical"], i) for i in range(4)] + [(ghz, wrong, i) for i in range(3)]
              + [(w, w["canonical"], i) for i in range(3)])
     verdicts = score_samples(items, progress=False, pool=Counting())
-    assert Counting.jobs == 2 + 3
+    assert len(Counting.ran) == 2 + 3
     assert [v["passed"] for v in verdicts] == [True] * 4 + [False] * 3 + [True] * 3
     assert verdicts[4]["category"] == "wrong_answer" and verdicts[5] == verdicts[4]
     assert {v["sampled_statistic"] for v in verdicts[7:]} != {None}

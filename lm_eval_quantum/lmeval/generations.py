@@ -62,7 +62,7 @@ import time
 import weakref
 from pathlib import Path
 
-from lm_eval_quantum.lmeval import _pth_hook
+from lm_eval_quantum.lmeval import _pth_hook, streaming
 from lm_eval_quantum.lmeval.selection import TASK_PREFIX
 
 __all__ = ["ENV_DIR", "generations_dir", "install", "last_saved", "rescore_command",
@@ -311,6 +311,7 @@ def _wrap_build(orig):
         else:
             out = _without_doc_bar(orig, self, args, kwargs)
         _run[self.task_name] = weakref.ref(self)
+        streaming.expect(self)
         return out
 
     return build_all_requests
@@ -320,6 +321,7 @@ def _wrap_filters(orig):
     @functools.wraps(orig)
     def apply_filters(self, *args, **kwargs):
         save_generations()
+        streaming.flush()
         if _ours(self):
             from lm_eval_quantum.lmeval import console
 
@@ -331,7 +333,9 @@ def _wrap_filters(orig):
 
 def install() -> None:
     """Save every run's generations before its first filter (idempotent, cheap, never
-    raises: a failure is one logged warning and the run goes on unsaved)."""
+    raises: a failure is one logged warning and the run goes on unsaved); and score
+    the run's samples in one queue, from the first generation on (:mod:`.streaming`)."""
+    streaming.install()
     try:
         from lm_eval.api.task import ConfigurableTask, Task
 

@@ -324,6 +324,7 @@ def _filter(resps, docs, prefill: bool):
     (:mod:`.generations`) and the command that re-scores it."""
     from lm_eval_quantum.lmeval import console
     from lm_eval_quantum.lmeval.sampling import warn_identical_samples
+    from lm_eval_quantum.lmeval.streaming import run_queue
     from lm_eval_quantum.scoring import score_samples
 
     fallback = f"quantum_{docs[0]['framework']}_{docs[0]['problem']}" if docs else "?"
@@ -340,7 +341,7 @@ def _filter(resps, docs, prefill: bool):
         from lm_eval_quantum.sandbox import get_pool
 
         events = get_pool().summary()["infra_events"]
-        verdicts = score_samples(items, progress=console.progress(task))
+        verdicts = score_samples(items, progress=console.progress(task), queue=run_queue())
         _warn_sandbox_events(task, events)
     except Exception as err:
         from lm_eval_quantum.lmeval.generations import scoring_failed
