@@ -160,6 +160,7 @@ class ScoringQueue:
                     verdict = prepared
                 else:
                     session, job, code = prepared
+                    self.pool.start()       # a sandbox that cannot (re)start fails the run
                     result = self.pool.run(job, session.on_message)
                     verdict = {**session.verdict(result), "code": code}
             except BaseException as exc:  # noqa: BLE001 - the collector raises it

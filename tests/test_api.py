@@ -262,6 +262,9 @@ def test_identical_answers_under_a_seed_free_check_run_once():
         ran: list = []          # appended from the queue's threads (list.append is atomic)
         workers, isolation = get_pool().workers, get_pool().isolation
 
+        def start(self):
+            get_pool().start()
+
         def run(self, job, handler):
             Counting.ran.append(job)
             return get_pool().run(job, handler)

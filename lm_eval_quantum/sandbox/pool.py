@@ -287,6 +287,11 @@ class SandboxPool:
                 "samples_retried": kinds.count("retried"),
                 "samples_failed_infra": kinds.count("failed")}
 
+    def start(self) -> None:
+        """Have a running zygote: start (or restart) it now, or raise ``SandboxError``
+        when it cannot start (scoring fails loudly rather than as infra verdicts)."""
+        self._get_zygote()
+
     @property
     def zygote_info(self) -> dict:
         """The zygote's ready message (pid, preload time, vmsize...), starting it if needed."""
@@ -367,7 +372,7 @@ class SandboxPool:
         results: list[RunResult | None] = [None] * len(jobs)
         if not jobs:
             return []
-        self._get_zygote()   # start (and fail) once, before the threads
+        self.start()   # start (and fail) once, before the threads
         from tqdm.auto import tqdm
 
         shared = progress if hasattr(progress, "update") else None

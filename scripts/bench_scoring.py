@@ -1,0 +1,260 @@
+#!/usr/bin/env python
+"""Scoring at full speed: the pool's capacity, full-pack throughput, and the wall time
+scoring adds after a real run's last generation, measured side by side in one run.
+
+Sections (all by default; `--only` picks some):
+
+``throughput``  Every executing task's test docs answered by their canonicals (`--repeats`
+                copies each, told apart by their sample index so none is deduplicated),
+                scored through the real sandbox pool three ways, interleaved:
+
+                * capacity: the same sandbox jobs through ``SandboxPool.map`` with the
+                  judge's message service but no verdict (what the pool alone does with
+                  the pack's own samples), and the issue's reference, the GHZ canonicals
+                  of the four frameworks (`bench_sandbox.py`'s throughput batch);
+                * task by task: one ``score_samples`` call per task in turn (what lm-eval's
+                  filters did before the run had one queue: the pool waits on each task's
+                  slowest sample before the next task starts);
+                * one queue: every sample in one ``ScoringQueue`` (what a run does now).
+
+                Prints samples/s, one queue against capacity and against task by task,
+                how busy the workers were, and whether the verdicts are identical across
+                the modes (they must be: scoring is a pure function of the sample).
+``generation``  A real lm-eval run (hf backend, the embedded tiny model, ``--tasks`` below,
+                ``--limit``) twice, interleaved: scoring during generation (the default)
+                and after it (``LMQ_SCORE_DURING_GENERATION=0``).  Prints the generation
+                wall time, the wall time from the last generation to the results, and
+                their ratio (the goal: scoring adds <= 10% after generation ends).
+``memory``      The harness's resident memory while one queue scores 1x, 2x and 4x the
+                samples (it must stay flat: verdicts are released once collected) and the
+                zygote's and the workers' resident memory.
+
+Only ratios within one run mean anything on a shared machine.
+
+    python scripts/bench_scoring.py [--tasks 'quantum_*'] [--repeats 2] [--only throughput]
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import resource
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "scripts"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+import lm_eval_quantum as lmq  # noqa: E402
+
+SKIP = ("_sampled", "_prefill", "_ppl", "_debug_locate", "_debug_classify")
+TIMING = ("cpu_seconds", "wall_seconds")
+
+
+def items_by_task(pattern: str, repeats: int) -> dict[str, list]:
+    out = {}
+    for task in lmq.list_tasks("quantum_*"):
+        if task.endswith(SKIP) or not fnmatch.fnmatch(task, pattern):
+            continue
+        out[task] = [(doc, doc["canonical"], k) for doc in lmq.load_docs(task) for k in range(repeats)]
+    return out
+
+
+def same(a: list[dict], b: list[dict]) -> bool:
+    strip = lambda v: {k: x for k, x in v.items() if k not in TIMING}  # noqa: E731
+    return [strip(v) for v in a] == [strip(v) for v in b]
+
+
+def capacity(pool, items) -> tuple[float, int]:
+    """The pool alone on these samples' jobs: (seconds, jobs), messages served, no verdict."""
+    from lm_eval_quantum.scoring import _prepare
+
+    jobs, handlers = [], []
+    for doc, text, k in items:
+        prepared = _prepare(doc, text, k)
+        if not isinstance(prepared, dict):
+            session, job, _ = prepared
+            jobs.append(job)
+            handlers.append(session.on_message)
+    start = time.perf_counter()
+    pool.map(jobs, handlers, progress=False)
+    return time.perf_counter() - start, len(jobs)
+
+
+def ghz_capacity(pool, copies: int = 100) -> float:
+    """bench_sandbox.py's reference batch: the GHZ canonicals of the four frameworks."""
+    docs = [lmq.load_docs(f"quantum_{fw}_ghz")[0] for fw in ("qasm", "qiskit", "cirq", "pennylane")]
+    seconds, jobs = capacity(pool, [(d, d["canonical"], k) for k in range(copies) for d in docs])
+    return jobs / seconds
+
+
+def section_throughput(args) -> bool:
+    from lm_eval_quantum.sandbox import get_pool
+    from lm_eval_quantum.scoring import score_samples
+
+    tasks = items_by_task(args.tasks, args.repeats)
+    items = [it for its in tasks.values() for it in its]
+    pool = get_pool()
+    score_samples(items[:8], progress=False)          # the pool starts here
+    print(f"== throughput: {len(tasks)} tasks, {len(items)} samples (canonicals x {args.repeats}), "
+          f"{pool.workers} workers at {pool.isolation}, load {os.getloadavg()[0]:.1f}")
+    ghz = ghz_capacity(pool)
+    cap_s, cap_jobs = capacity(pool, items)
+    per_task, serial = {}, []
+    start = time.perf_counter()
+    for task, its in tasks.items():
+        t0 = time.perf_counter()
+        serial += score_samples(its, progress=False)
+        per_task[task] = time.perf_counter() - t0
+    serial_s = time.perf_counter() - start
+    start = time.perf_counter()
+    queued = score_samples(items, progress=False)
+    queue_s = time.perf_counter() - start
+    busy = sum(float(v.get("wall_seconds") or 0.0) for v in queued) / (pool.workers * queue_s)
+    ok = same(serial, queued)
+    rate = len(items) / queue_s
+    cap = cap_jobs / cap_s * len(items) / max(cap_jobs, 1)    # per sample, as scored
+    print(f"  pool capacity, GHZ batch (reference)   {ghz:7.1f} samples/s")
+    print(f"  pool capacity, these samples (no judge) {cap:7.1f} samples/s  ({cap_s:.1f} s)")
+    print(f"  task by task                           {len(items) / serial_s:7.1f} samples/s  ({serial_s:.1f} s)")
+    print(f"  one queue                              {rate:7.1f} samples/s  ({queue_s:.1f} s)")
+    print(f"  one queue / capacity on these samples: {rate / cap:.0%} (goal >= 85%)")
+    print(f"  one queue / GHZ capacity: {rate / ghz:.0%}; one queue / task by task: {serial_s / queue_s:.2f}x")
+    print(f"  workers busy running samples in the one queue: {busy:.0%}; identical verdicts: {ok}")
+    slowest = sorted(per_task.items(), key=lambda kv: -kv[1])[:5]
+    print("  slowest tasks: " + ", ".join(f"{t} {len(tasks[t]) / s:.1f}/s" for t, s in slowest))
+    return ok
+
+
+# --- a real run: scoring during vs after generation ----------------------------------
+class _Clock:
+    """Times of a run: the last generation and the end of generation (first filter)."""
+
+    def __init__(self):
+        self.last_generation = None
+        self.lock = threading.Lock()
+
+    def install(self):
+        from lm_eval.api.model import CacheHook
+
+        orig = CacheHook.add_partial
+        clock = self
+
+        def add_partial(hook, attr, req, res):
+            orig(hook, attr, req, res)
+            if attr == "generate_until":
+                clock.last_generation = time.perf_counter()
+
+        CacheHook.add_partial = add_partial
+        return lambda: setattr(CacheHook, "add_partial", orig)
+
+
+def one_run(tasks: str, limit: int, stream: bool) -> dict:
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_quantum.lmeval import registration, streaming
+    from lm_eval_quantum.lmeval.models import tiny_model_path
+
+    registration.install()
+    os.environ[streaming.ENV_STREAM] = "1" if stream else "0"
+    clock = _Clock()
+    restore = clock.install()
+    start = time.perf_counter()
+    try:
+        out = lm_eval.simple_evaluate(
+            model="hf", model_args=f"pretrained={tiny_model_path()}", device="cpu",
+            tasks=[t for t in lmq.list_tasks(tasks) if not t.endswith("_ppl")], limit=limit,
+            confirm_run_unsafe_code=True, task_manager=TaskManager(include_defaults=False))
+    finally:
+        restore()
+    end = time.perf_counter()
+    passed = sorted((t, r.get("pass@1,judge")) for t, r in out["results"].items())
+    return {"total": end - start, "generation": clock.last_generation - start,
+            "after": end - clock.last_generation, "passed": passed, "stats": streaming.stats()}
+
+
+def section_generation(args) -> bool:
+    print(f"== a real run: hf tiny model, --tasks '{args.run_tasks}' --limit {args.limit}, "
+          f"scoring during vs after generation, {args.runs} run(s) each, interleaved")
+    one_run(args.run_tasks, 1, True)       # warm-up: model, tasks, the pool's zygote
+    runs = {True: [], False: []}
+    for r in range(args.runs):
+        for stream in ((True, False) if r % 2 == 0 else (False, True)):
+            runs[stream].append(one_run(args.run_tasks, args.limit, stream))
+    for stream, label in ((True, "during generation"), (False, "after generation ")):
+        rs = runs[stream]
+        gen = statistics.median(r["generation"] for r in rs)
+        after = statistics.median(r["after"] for r in rs)
+        print(f"  scoring {label}: generation {gen:6.1f} s, after the last generation {after:5.1f} s "
+              f"= {after / gen:.0%} of generation (goal <= 10%); streamed "
+              f"{rs[-1]['stats']['streamed']}/{rs[-1]['stats']['samples']} samples")
+    ok = all(r["passed"] == runs[True][0]["passed"] for rs in runs.values() for r in rs)
+    print(f"  identical results in every run: {ok}")
+    return ok
+
+
+# --- memory ------------------------------------------------------------------------------
+def rss_mib(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def section_memory(args) -> bool:
+    from lm_eval_quantum.sandbox import get_pool
+    from lm_eval_quantum.scoring import ScoringQueue, score_samples
+
+    tasks = items_by_task("quantum_q*_ghz", 1) | items_by_task("quantum_*_bell_state", 1)
+    base = [it for its in tasks.values() for it in its]
+    pool = get_pool()
+    queue = ScoringQueue(pool)
+    score_samples(base, progress=False, queue=queue)
+    print(f"== memory: one queue scoring {len(base)}-sample rounds of GHZ and Bell canonicals")
+    sizes = []
+    for rounds in (1, 2, 4):
+        for r in range(rounds):
+            items = [(doc, text, k + 1000 * (r + 1)) for doc, text, k in base]
+            score_samples(items, progress=False, queue=queue)
+        sizes.append((rounds * len(base), rss_mib(), queue.pending(), len(queue._futures)))
+    for n, rss, pending, held in sizes:
+        print(f"  after {n:5d} more samples: harness RSS {rss:7.1f} MiB, entries held {held}")
+    zyg = pool._zygote
+    if zyg is not None:
+        print(f"  zygote RSS {rss_mib(zyg.pid):.0f} MiB (shared with its children, copy-on-write)")
+    print(f"  harness peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    queue.close()
+    flat = sizes[-1][1] - sizes[0][1] < 50 and sizes[-1][3] == 0
+    print(f"  flat (growth < 50 MiB from 1x to 4x, nothing held): {flat}")
+    return flat
+
+
+SECTIONS = {"throughput": section_throughput, "generation": section_generation,
+            "memory": section_memory}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tasks", default="quantum_*", help="tasks of the throughput section")
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--run-tasks", default="quantum_qasm_*", help="tasks of the real run")
+    ap.add_argument("--limit", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--only", action="append", choices=sorted(SECTIONS))
+    args = ap.parse_args()
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    ok = True
+    for name in args.only or SECTIONS:
+        ok = SECTIONS[name](args) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
