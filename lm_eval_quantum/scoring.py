@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from concurrent.futures import Future, as_completed
 from queue import SimpleQueue
 
@@ -162,7 +163,9 @@ class ScoringQueue:
                     session, job, code = prepared
                     self.pool.start()       # a sandbox that cannot (re)start fails the run
                     result = self.pool.run(job, session.on_message)
-                    verdict = {**session.verdict(result), "code": code}
+                    started = time.thread_time()
+                    verdict = session.verdict(result)
+                    verdict.update(code=code, judge_seconds=round(time.thread_time() - started, 4))
             except BaseException as exc:  # noqa: BLE001 - the collector raises it
                 future.set_exception(exc)
             else:
@@ -185,7 +188,10 @@ def score_samples(items, progress=True, pool=None, queue=None) -> list[dict]:
 
     Each verdict carries the ``code`` the judge ran (what the extraction found; for
     ``_prefill`` tasks it starts in the prefill); samples files log it as ``code_span``
-    into the response where the response holds it verbatim (metrics.compact_sample).
+    into the response where the response holds it verbatim (metrics.compact_sample), and a
+    sample that ran carries ``judge_seconds``, the CPU time the judge spent on its verdict (beside
+    the sandbox's ``cpu_seconds`` / ``wall_seconds``; the judge's oracle service while the
+    sample ran is not included).
     `progress`: a progress bar of this call (True), none (False), or a bar shared by the
     run (:func:`lm_eval_quantum.lmeval.console.progress`).  `pool` is a
     :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the process-wide pool

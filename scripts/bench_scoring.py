@@ -53,7 +53,7 @@ for path in (ROOT, ROOT / "scripts"):
 import lm_eval_quantum as lmq  # noqa: E402
 
 SKIP = ("_sampled", "_prefill", "_ppl", "_debug_locate", "_debug_classify")
-TIMING = ("cpu_seconds", "wall_seconds")
+TIMING = ("cpu_seconds", "wall_seconds", "judge_seconds")
 
 
 def items_by_task(pattern: str, repeats: int) -> dict[str, list]:
@@ -116,6 +116,8 @@ def section_throughput(args) -> bool:
     queued = score_samples(items, progress=False)
     queue_s = time.perf_counter() - start
     busy = sum(float(v.get("wall_seconds") or 0.0) for v in queued) / (pool.workers * queue_s)
+    sandbox_s = sum(float(v.get("cpu_seconds") or 0.0) for v in queued)
+    judge_s = sum(float(v.get("judge_seconds") or 0.0) for v in queued)
     ok = same(serial, queued)
     rate = len(items) / queue_s
     cap = cap_jobs / cap_s * len(items) / max(cap_jobs, 1)    # per sample, as scored
@@ -126,6 +128,9 @@ def section_throughput(args) -> bool:
     print(f"  one queue / capacity on these samples: {rate / cap:.0%} (goal >= 85%)")
     print(f"  one queue / GHZ capacity: {rate / ghz:.0%}; one queue / task by task: {serial_s / queue_s:.2f}x")
     print(f"  workers busy running samples in the one queue: {busy:.0%}; identical verdicts: {ok}")
+    print(f"  CPU per sample: candidate in the sandbox {sandbox_s / len(items) * 1e3:.1f} ms, "
+          f"judge {judge_s / len(items) * 1e3:.1f} ms (the judge's share "
+          f"{judge_s / max(sandbox_s + judge_s, 1e-9):.0%}; both share the {os.cpu_count()} cores)")
     slowest = sorted(per_task.items(), key=lambda kv: -kv[1])[:5]
     print("  slowest tasks: " + ", ".join(f"{t} {len(tasks[t]) / s:.1f}/s" for t, s in slowest))
     return ok

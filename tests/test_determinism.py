@@ -15,7 +15,7 @@ from lm_eval_quantum.sandbox.pool import SandboxPool
 from lm_eval_quantum.scoring import score_samples
 from support import zygote_host_pid
 
-TIMING = ("cpu_seconds", "wall_seconds")
+TIMING = ("cpu_seconds", "wall_seconds", "judge_seconds")
 
 
 def _responses():

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lm_eval_quantum.lmeval import registration, sampling
+from lm_eval_quantum.lmeval import registration, sampling, streaming
 from lm_eval_quantum.lmeval.sampling import SeedCounter, request_seed, seeded_args, split_rounds
 
 TASK = "quantum_qasm_ghz_sampled"
@@ -339,7 +339,7 @@ def _evaluate(server):
     )
     (sample,) = out["samples"][TASK]
     (responses,) = sample["resps"]
-    return responses, out["results"][TASK]
+    return responses, {**out["results"][TASK], "streaming": streaming.stats()}
 
 
 @pytest.fixture(scope="module")
@@ -361,6 +361,14 @@ def runs(server):
             os.environ[sampling.ENV_FIXED_SEED] = env
         sampling.reset_seed_counter()
     return first, second, fixed
+
+
+@needs_api
+def test_an_api_model_is_scored_while_it_generates(runs):
+    """lm-eval's API client hands each answer to the cache hook as it arrives: all ten
+    samples entered the scoring queue during generation (lmeval/streaming.py)."""
+    (_, results), _, _ = runs
+    assert results["streaming"] == {"streamed": 10, "samples": 10}
 
 
 @needs_api

@@ -17,7 +17,7 @@ from support import WRONG
 registration.install()     # the pack, even with LM_EVAL_QUANTUM_NO_HOOK=1
 
 TASKS = ("quantum_qasm_ghz", "quantum_cirq_ghz_prefill", "quantum_qiskit_bell_state_sampled")
-TIMING = ("cpu_seconds", "wall_seconds")
+TIMING = ("cpu_seconds", "wall_seconds", "judge_seconds")
 
 
 def _same(verdict: dict) -> dict:
