@@ -80,8 +80,9 @@ class ScoringQueue:
     failure of the sandbox itself (e.g. ``SandboxError``) is the future's exception, raised
     where the verdict is collected; a candidate's failure is always a verdict."""
 
-    def __init__(self, pool=None):
+    def __init__(self, pool=None, threads_per_worker: int = SCORING_THREADS_PER_WORKER):
         self._pool = pool
+        self._per_worker = max(1, int(threads_per_worker))
         self._tasks: SimpleQueue = SimpleQueue()
         self._futures: dict[tuple, tuple[dict, Future]] = {}
         self._lock = threading.Lock()
@@ -141,7 +142,7 @@ class ScoringQueue:
     def _start_threads(self) -> None:
         if self._threads:
             return
-        count = SCORING_THREADS_PER_WORKER * self.pool.workers
+        count = self._per_worker * self.pool.workers
         for n in range(count):
             thread = threading.Thread(target=self._work, name=f"lmq-scoring-{n}", daemon=True)
             thread.start()
