@@ -50,6 +50,15 @@ ALGORITHM_SUCCESS_EPS = 1e-9
 # output distributions.  Float64 simulation error is ~1e-12; any genuinely
 # different circuit on <= 14 qubits moves the distribution by far more than 1e-6.
 DISTRIBUTION_TVD_EPS = 1e-6
+# A candidate's output distribution with more outcomes of non-zero probability than this
+# (2^14, a full distribution of MAX_QUBITS_OTHER_KINDS = 14 qubits, the widest the judge
+# simulated before) is compared on arrays instead of a dict per outcome
+# (judge.grading.Outcomes, state_distances): a 24-qubit uniform answer would otherwise
+# build 2^24 Python strings (~2 GiB, ~30 s), and a dict of 2^16 already costs ~0.4 s.
+# TVD and KL need the candidate's probability only on the target's outcomes and its
+# total mass; the sampled protocol draws its shots from the array.  Every distribution
+# of <= 14 qubits stays a dict, computed exactly as before (the same numbers, bit for bit).
+DISTRIBUTION_DICT_OUTCOMES = 1 << 14
 # KL(target || candidate) floors the candidate's probabilities here so KL stays
 # finite when the candidate misses part of the target's support (the largest
 # reported KL is then ln(1e9) ~ 20.7 nats, the cap of the `kl` metric).
@@ -128,10 +137,43 @@ REBUILD_NUMBER_TOL = 1e-9
 SCORING_THREADS_PER_WORKER = 2
 
 # --- judge: size caps checked before any simulation ----------------------------
-# 2^14 amplitudes is 256 KiB; the state judge stays far below any memory risk.
-MAX_STATE_QUBITS = 14
-# A unitary on 10 qubits is 1024x1024 complex (16 MiB) - the largest we build.
+# The widest circuit the sandbox may return and the state-vector checks (kinds state,
+# distribution; unitary through random states) simulate: one state of 2^24 amplitudes
+# is 256 MiB.  The judge evolves it in place (judge.simulate: gates on <= 3 qubits and
+# wider matrices in cache-sized slabs, no second state-sized buffer), so a 24-qubit
+# check holds ~2-4 states at its peak (the state, the target, |amplitude|^2), ~1 GiB
+# of the machine's 24 GiB; never a 2^n x 2^n matrix, never a dict per outcome (the
+# distances and distributions of wide circuits are computed on arrays).  Its time is
+# metered by JUDGE_WORK_BUDGET like any other (a 24-qubit GHZ costs ~4e8 of the 2e9).
+# The fidelity and TVD tolerances (1e-6) are absolute, so at this width an error confined
+# to a few of 2^n amplitudes of a target spread over all of them could hide below them
+# (one sign flipped in a uniform 24-qubit superposition costs 4/2^24 = 2.4e-7): the
+# families built this wide have targets on few amplitudes (GHZ: 2, W: n, Dicke(20, 10):
+# 184,756), where one wrong amplitude costs >= 5e-6 (one of Dicke(20, 10)'s missing;
+# flipped: 2e-5).  A wide family with a spread target
+# needs a tighter tolerance first.  (The unitary check on random states is stricter:
+# UNITARY_STATE_TOL bounds the mean squared deviation, not 1 - fidelity.)
+MAX_STATE_QUBITS = 24
+# Every other check kind (the algorithms' oracle service, channels, dynamic branching,
+# function returns, classifiers, variational, noise, ...) keeps 14 qubits: they hold
+# several states, a density matrix or a Choi state (4^n), branches (MAX_BRANCH_AMPLITUDES
+# = 2^22 already stops a 22-qubit branch) or counts dictionaries per outcome, none of
+# which is sized for 2^24; 2^14 amplitudes is 256 KiB, far below any memory risk.
+MAX_QUBITS_OTHER_KINDS = 14
+# A unitary on 10 qubits is 1024x1024 complex (16 MiB) - the largest we build.  Wider
+# unitary checks (up to MAX_UNITARY_STATE_TEST_QUBITS) compare the answer with the
+# target on random input states instead (judge.kinds.unitary, UNITARY_RANDOM_STATES).
 MAX_UNITARY_QUBITS = 10
+# The random-state unitary check evolves (UNITARY_RANDOM_STATES + n + 2) states through
+# the answer, 42 at 20 qubits, priced as a whole before the first one runs: a 20-qubit
+# QFT there needs ~1e10 amplitude operations, over the judge budget (resource_limit at
+# once), a 17-qubit one 8.3e8, a 16-qubit one 3.6e8 (18%), so the unitary families are
+# built to 16 qubits and 20 bounds what a cheaper unitary (fewer gates) may ask.
+MAX_UNITARY_STATE_TEST_QUBITS = 20
+# The judge evolves at most this many amplitudes in one call (states x 2^n): one
+# 24-qubit state, or 2^20 columns of a 10-qubit unitary's identity; wider batches are
+# evolved in parts of this size (256 MiB each).
+MAX_EVOLVED_AMPLITUDES = 1 << 24
 # No canonical needs more than a few hundred operations; 20k bounds the judge's
 # work on hostile input to ~1-3 s (measured: ~75 us per op at 14 qubits).
 MAX_OPS = 20_000
@@ -165,7 +207,14 @@ MAX_SHOTS_PER_TEST = 100_000
 # matrices on the 12-qubit channel check of bb84).  Measured 0.6-9 ns per operation
 # on a loaded 2-core machine (scripts/bench_judge.py: answers that fill the budget
 # cost the judge <= 4 s, <= 20 s at the slowest rate); the costliest canonical
-# answer needs 2.2e8 (11%), the costliest test-split one 1.1e8 (5.5%).
+# answer needs 2.2e8 (11%), the costliest test-split one 1.1e8 (5.5%).  Unchanged at
+# MAX_STATE_QUBITS = 24 (wide states are evolved in place, memory-bound): answers that
+# fill the budget measured 1.0-2.7 ns per operation at 20-24 qubits (1,880 CX on 20
+# qubits 2.3 s; 110 CX on 24 qubits 1.8 s; 20 dense two-qubit matrices on 24 qubits
+# 2.9 s; 6 dense six-qubit matrices on 24 qubits 5.0 s), and it is charged before any
+# work, so 20,000 gates on 24 qubits end as resource_limit at once.  The widest
+# canonicals of the full split: a 24-qubit W state 5.8e8 (29%), a 20-qubit Dicke state
+# 5.7e8, a 24-qubit GHZ 4.0e8, a 16-qubit QFT on its 38 check states 3.6e8 (18%).
 JUDGE_WORK_BUDGET = 2e9
 # --- judge: dynamic circuits (judge.dynamic) ------------------------------------
 # A program with mid-circuit measurement, reset or classical control is simulated as
@@ -223,6 +272,37 @@ IDLE_NOISE_ANGLE = 3.141592653589793
 # wrong_answer verdict with the fidelity estimated from these states (~4/2^n of a
 # full check, where it used to be a resource_limit); see judge.grading.grade_unitary.
 UNITARY_PRECHECK_STATES = 4
+# Unitary checks wider than MAX_UNITARY_QUBITS (judge.kinds.unitary._state_test): the
+# answer U and the target T (an action given by the problem, never a 2^n x 2^n matrix)
+# are applied to a basis-state sweep (|0..0>, |1..1> and the n one-hot states of the
+# data register) and to m = UNITARY_RANDOM_STATES complex Gaussian vectors g_j (each
+# amplitude CN(0, 1/d): a Haar-random direction; seeded per doc on the judge's side,
+# never sent to the sandbox), all compared up to ONE global phase e^{i phi}, phi the
+# phase of <T 0..0|U 0..0> (a function of U alone, not of the draws; a phase per input
+# state would accept a diagonal-phase mutant).  Accept iff every swept basis state b
+# has |U b - e^{i phi} T b|^2 <= UNITARY_STATE_TOL and sum_j |U g_j - e^{i phi} T g_j|^2
+# <= m UNITARY_STATE_TOL.
+# False accept: with W = T^dag U (or, with ancillas starting in |0>, its compression:
+# a contraction) the sum is sum_j g_j^dag M g_j for M = 2 - e^{-i phi} W - e^{i phi} W^dag,
+# PSD with eigenvalues a_i in [0, 4] and mean a = tr M / d >= 2 (1 - sqrt F) for EVERY
+# phi (F = |tr W / d|^2, the process fidelity).  An answer with F < 1 - eps
+# (eps = PROCESS_FIDELITY_EPS) has a > eps = r tau, r = eps / tau.  In M's eigenbasis
+# the sum is sum_ij a_i X_ij with X_ij iid exponential of mean 1/d; Chernoff gives
+# P(sum <= m tau) <= exp(s m tau) prod_i (1 + s a_i / d)^-m, and as log(1 + x) is
+# concave (subadditive) the product is largest when the a_i are merged into as few as
+# possible (one eigenvalue d a if d a <= 4, else d a / 4 eigenvalues of 4); both cases
+# give, at the best s, P(accept) <= exp(-m h(r)), h(r) = ln r - 1 + 1/r
+# (`unitary_false_accept_bound`).  With tau = eps / 10 (h = 1.403) and m = 20 states the
+# bound is 6.6e-13 < UNITARY_FALSE_ACCEPT for every answer over the tolerance, whatever
+# its structure (the worst case, one eigenvalue: a phase on one unknown basis direction;
+# tests/test_qubit_scale.py measures the acceptance rate against the bound on small n).
+# The basis sweep can only reject more.  The test is stricter than the exact check by
+# the factor 10 of tau: an answer passes for sure when a <= tau/10-ish rounding (exact
+# gates: ~1e-26) and may fail when its mean deviation a lies between tau and eps (an
+# angle off by ~3e-4 rad); exact answers are ~1e-13 away from the phase, so never.
+UNITARY_FALSE_ACCEPT = 1e-12
+UNITARY_STATE_TOL = PROCESS_FIDELITY_EPS / 10
+UNITARY_RANDOM_STATES = 20
 # The oracle service also runs a circuit equivalent to the artifact for every oracle,
 # e.g. transpile(circuit, simulator) (judge.equivalence), and then samples the artifact.
 # Segments between oracle calls that are not identical are compared on this many random
@@ -255,11 +335,14 @@ WIRE_MAX_INT = 2**53
 WIRE_MAX_NAME_CHARS = 256
 WIRE_MAX_STRING_CHARS = 65_536
 # Items (list entries and object keys, summed over the whole value) of an answer
-# value: 65,536, four times a full counts dictionary of a 14-qubit circuit.
+# value: 65,536, four times a full counts dictionary of a 14-qubit circuit (counts
+# exist only for the oracle service, which stays at MAX_QUBITS_OTHER_KINDS = 14; a
+# 24-qubit circuit travels as an artifact, whose ops MAX_OPS bounds, not as counts).
 WIRE_MAX_ITEMS = 65_536
-# Classical bits of a circuit: terminal measurements of <= MAX_STATE_QUBITS qubits
-# need a handful; 256 allows any honest register layout while each outcome key of
-# a distribution (one character per clbit, up to 2^14 outcomes) stays small.
+# Classical bits of a circuit: terminal measurements of <= MAX_STATE_QUBITS (24)
+# qubits need at most 24; 256 allows any honest register layout while each outcome
+# key of a distribution stays small (one character per clbit; a distribution of
+# more than DISTRIBUTION_DICT_OUTCOMES outcomes is never built as a dict).
 WIRE_MAX_CLBITS = 256
 # A model's whole response (reasoning, prose and code): 1,000,000 characters, over
 # ten times a long reasoning model's answer (a 32k-token budget is ~130k characters);
@@ -390,6 +473,19 @@ PREFILL_STOP = "```"
 SUMMARY_SLOWEST = 5
 CONSOLE_TASKS_NAMED = 8
 CONSOLE_LINE_CHARS = 600
+
+
+def unitary_false_accept_bound(states: int = None, ratio: float = None) -> float:
+    """exp(-m h(r)), h(r) = ln r - 1 + 1/r: the largest probability that the random-state
+    unitary check (UNITARY_RANDOM_STATES = m Gaussian states, tolerance tau) accepts an
+    answer whose mean deviation tr M / d is r tau (r > 1; see UNITARY_STATE_TOL)."""
+    import math
+
+    m = UNITARY_RANDOM_STATES if states is None else states
+    r = PROCESS_FIDELITY_EPS / UNITARY_STATE_TOL if ratio is None else ratio
+    if r <= 1:
+        return 1.0
+    return math.exp(-m * (math.log(r) - 1 + 1 / r))
 
 
 def algorithm_min_correct(p: float, trials: int, rate: float = CANONICAL_FALSE_REJECT) -> int:

@@ -642,29 +642,30 @@ def build_circuit(n: int):
         qml.CNOT(wires=[i, i + 1])""")),
 }
 PROSE = "To prepare it, apply a Hadamard to the first qubit, then a chain of CNOTs."
-TWENTY_QUBITS = {
-    "qasm": qasm_block(["h q[0];", "cx q[0], q[19];"], 20),
+# one qubit over thresholds.MAX_STATE_QUBITS (24): refused before any simulation
+TOO_WIDE = {
+    "qasm": qasm_block(["h q[0];", "cx q[0], q[24];"], 25),
     "qiskit": python_block("""
 from qiskit import QuantumCircuit
 
 def build_circuit(n: int) -> QuantumCircuit:
-    qc = QuantumCircuit(20)
+    qc = QuantumCircuit(25)
     qc.h(0)
-    for i in range(19):
+    for i in range(24):
         qc.cx(i, i + 1)
     return qc"""),
     "cirq": python_block("""
 import cirq
 
 def build_circuit(n: int) -> cirq.Circuit:
-    q = cirq.LineQubit.range(20)
+    q = cirq.LineQubit.range(25)
     return cirq.Circuit([cirq.H(q[0])] + [cirq.CNOT(a, b) for a, b in zip(q, q[1:])])"""),
     "pennylane": python_block("""
 import pennylane as qml
 
 def build_circuit(n: int):
     qml.Hadamard(wires=0)
-    for i in range(19):
+    for i in range(24):
         qml.CNOT(wires=[i, i + 1])"""),
 }
 BUSY_BUILD = {
@@ -734,8 +735,8 @@ def taxonomy_verdicts():
         name, text = HALLUCINATED[framework]
         cases.append(("hallucinated", framework, doc, text, "missing_api", name))
         cases.append(("prose", framework, doc, PROSE, "no_code", None))
-        cases.append(("twenty_qubits", framework, doc, TWENTY_QUBITS[framework],
-                      "resource_limit", "20"))
+        cases.append(("too_wide", framework, doc, TOO_WIDE[framework],
+                      "resource_limit", "25"))
         if framework in BUSY_BUILD:
             cases.append(("busy_build", framework, doc, BUSY_BUILD[framework], "timeout", None))
     for framework in BV_FRAMEWORKS:
@@ -768,7 +769,7 @@ def _by_label(taxonomy_verdicts, label):
     return found
 
 
-@pytest.mark.parametrize("label", ["hallucinated", "prose", "twenty_qubits", "busy_build",
+@pytest.mark.parametrize("label", ["hallucinated", "prose", "too_wide", "busy_build",
                                    "bv_reversed", "bv_runtime", "bv_missing_api", "bv_timeout",
                                    "bv_without_python"])
 def test_error_taxonomy_through_the_pipeline(taxonomy_verdicts, label):

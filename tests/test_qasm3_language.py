@@ -314,9 +314,10 @@ def test_two_gates_mean_two_specialisations_and_one_call_site_each():
     assert [(op["name"], op["params"]) for op in ops] == [("rx", [0.1]), ("rx", [0.2]), ("rx", [0.1])]
 
 
-def test_widest_custom_gates_cover_every_simulable_width():
-    """c<k>x / c<k>z / c<k>p exist up to k = MAX_STATE_QUBITS - 1 and act as controlled gates."""
-    n = th.MAX_STATE_QUBITS
+def test_widest_custom_gates_cover_every_oracle_width():
+    """c<k>x / c<k>z / c<k>p exist up to k = MAX_QUBITS_OTHER_KINDS - 1 (the widest oracle
+    and algorithm check) and act as controlled gates."""
+    n = th.MAX_QUBITS_OTHER_KINDS
     k = n - 1
     qubits = ", ".join(f"q[{i}]" for i in range(n))
     all_controls = (1 << k) - 1           # controls q[0..k-1] set, target q[k] clear

@@ -365,8 +365,9 @@ def test_equivalence_sizes_and_tolerance():
 
 
 def test_wide_segments_cost_no_full_unitary():
-    """14 qubits, 40 oracle calls, every segment rewritten: a few random states each."""
-    n = th.MAX_STATE_QUBITS
+    """14 qubits (the oracle service's cap), 40 oracle calls, every segment rewritten: a
+    few random states each."""
+    n = th.MAX_QUBITS_OTHER_KINDS
     oracle = {"name": "oracle", "qubits": list(range(n))}
     a_ops, b_ops = [], []
     for _ in range(40):

@@ -180,7 +180,8 @@ class Session:
             if reason is not None:
                 return {"error": f"{RUN_REFUSAL}; this circuit differs: {reason}"}
         if test not in self._served:   # the artifact is served: one simulation per test
-            circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
+            # the oracle service keeps the small cap (its counts are dicts per outcome)
+            circuit = check_circuit(self.artifact, th.MAX_QUBITS_OTHER_KINDS, th.MAX_OPS)
             oracle_ops = [op for op in circuit["ops"] if op_kind(op) == "oracle"]
             oracle = None
             if oracle_ops:
@@ -201,7 +202,7 @@ class Session:
         every oracle, judge.equivalence); decided once per distinct circuit."""
         key = hashlib.sha256(json.dumps(circuit, sort_keys=True).encode()).digest()
         if key not in self._equivalent:
-            artifact = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
+            artifact = check_circuit(self.artifact, th.MAX_QUBITS_OTHER_KINDS, th.MAX_OPS)
             seed = key_words(repr(self.key))[0]    # one word, of the whole key's repr
             self._equivalent[key] = equivalence.differs(artifact, circuit, seed)
         return self._equivalent[key]
@@ -278,6 +279,12 @@ class Session:
         circuit = check_circuit(self.artifact, th.MAX_STATE_QUBITS, th.MAX_OPS)
         extra.update(simulate.circuit_stats(circuit))
         extra.pop("num_qubits", None)
+        widest = KINDS[self.spec["kind"]].max_qubits
+        if circuit["num_qubits"] > widest:
+            return empty_verdict(
+                "resource_limit",
+                f"the circuit has {circuit['num_qubits']} qubits; a {self.spec['kind']} check "
+                f"simulates at most {widest}", **extra)
         if circuit["num_qubits"] != self.spec["num_qubits"]:
             return empty_verdict(
                 "shape_mismatch",

@@ -33,7 +33,10 @@ def state_to_internal(vec: np.ndarray, framework: str) -> np.ndarray:
     if framework in LITTLE_ENDIAN:
         return vec
     n = int(np.log2(len(vec)))
-    return vec[_bit_reversal(n)]
+    # the bit reversal as an axis reversal: one copy, no index arrays (a 24-qubit state)
+    rest = vec.shape[1:]
+    return np.ascontiguousarray(vec.reshape((2,) * n + rest).transpose(
+        list(reversed(range(n))) + list(range(n, n + len(rest))))).reshape(vec.shape)
 
 
 def unitary_to_internal(mat: np.ndarray, framework: str) -> np.ndarray:

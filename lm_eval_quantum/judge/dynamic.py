@@ -205,6 +205,10 @@ def run(circuit: dict, columns: np.ndarray, oracle=None) -> Branches:
     """The branches of a (validated or untrusted) circuit on each input column of a
     (2^n, X) array (little-endian rows, like judge.simulate)."""
     circuit = simulate._checked(circuit, th.MAX_STATE_QUBITS)
+    if circuit["num_qubits"] > th.MAX_QUBITS_OTHER_KINDS:   # branches are not sized for more
+        raise simulate.JudgeBudgetExceeded(
+            f"a program with mid-circuit measurement, reset or classical control is simulated "
+            f"on at most {th.MAX_QUBITS_OTHER_KINDS} qubits; this one has {circuit['num_qubits']}")
     n, nc = circuit["num_qubits"], circuit.get("num_clbits", 0)
     columns = np.array(columns, dtype=complex, order="C")
     if columns.ndim != 2 or columns.shape[0] != 2**n:

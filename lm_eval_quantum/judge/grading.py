@@ -77,8 +77,32 @@ def split_ancillas(psi: np.ndarray, n: int, data: list[int], ancillas: list[int]
     return psi.reshape((2,) * n).transpose(axes).reshape(2 ** len(data), 2 ** len(ancillas))
 
 
+def state_distances(target: np.ndarray, m: np.ndarray) -> dict:
+    """`distances` of the target state's outcome probabilities and those of the data
+    register of `m` (a (2^data, 2^ancillas) matrix, ancillas traced out); a wide state's
+    without complex temporaries (|z|^2 as re^2 + im^2, in place)."""
+    if len(target) <= th.DISTRIBUTION_DICT_OUTCOMES:
+        return distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))
+    p = np.square(target.real)
+    p += np.square(target.imag)
+    q = np.zeros(len(m))
+    for j in range(m.shape[1]):
+        column = m[:, j]
+        q += np.square(column.real)
+        q += np.square(column.imag)
+    return distances(p, q)
+
+
 def distances(p: np.ndarray, q: np.ndarray) -> dict:
-    """TVD and KL(p || q) of two probability vectors over the same outcomes."""
+    """TVD and KL(p || q) of two probability vectors over the same outcomes (on arrays
+    beyond thresholds.DISTRIBUTION_DICT_OUTCOMES outcomes; as dicts, as always, below)."""
+    if len(p) > th.DISTRIBUTION_DICT_OUTCOMES:
+        p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+        mask = p > 0
+        kl = float(max(0.0, np.sum(p[mask] * np.log(p[mask] / np.maximum(q[mask], th.KL_FLOOR)))))
+        diff = np.subtract(p, q)
+        tvd = float(min(1.0, 0.5 * np.abs(diff, out=diff).sum()))
+        return {"tvd": tvd, "kl": kl}
     keys = [str(i) for i in range(len(p))]
     p_d, q_d = dict(zip(keys, p.tolist())), dict(zip(keys, q.tolist()))
     return {"tvd": distributions.tvd(p_d, q_d), "kl": distributions.kl(p_d, q_d)}
@@ -112,17 +136,92 @@ def framework_distribution(circuit: dict, framework: str, oracle=None) -> dict[s
     """Exact outcome probabilities keyed as the framework prints bitstrings: the
     measured clbits (clbit 0 rightmost for qasm/qiskit, leftmost for cirq), or all
     qubits when the circuit measures nothing (qubit 0 rightmost / leftmost)."""
-    little = framework in LITTLE_ENDIAN
-    if any(simulate.op_kind(op) == "measure" for op in circuit["ops"]):
-        dist = simulate.measurement_distribution(circuit, oracle=oracle)
-        return {(k[::-1] if little else k): v for k, v in dist.items()}
-    n = circuit["num_qubits"]
-    probs = np.abs(simulate.statevector(circuit, oracle)) ** 2
-    out = {}
-    for idx in np.flatnonzero(probs > 1e-15):
-        key = format(int(idx), f"0{n}b")           # qubit 0 rightmost
-        out[key if little else key[::-1]] = float(probs[idx])
-    return out
+    return Outcomes(circuit, framework, oracle).as_dict()
+
+
+class Outcomes:
+    """A circuit's exact outcome probabilities as an array (`probs`, entries below 1e-15
+    read as 0), with the framework's bitstring keys computed only where asked: a
+    24-qubit distribution never becomes a dict of 2^24 strings (as_dict is meant for
+    `support` <= thresholds.DISTRIBUTION_DICT_OUTCOMES)."""
+
+    def __init__(self, circuit: dict, framework: str, oracle=None):
+        self.little = framework in LITTLE_ENDIAN
+        if any(simulate.op_kind(op) == "measure" for op in circuit["ops"]):
+            self.probs, self.qubits, self.measured, self.width = \
+                simulate.measurement_marginal(circuit, oracle)
+        else:
+            self.probs = np.abs(simulate.statevector(circuit, oracle)) ** 2
+            self.measured, self.width = None, circuit["num_qubits"]
+        self.nonzero = np.flatnonzero(self.probs > 1e-15)
+
+    @property
+    def support(self) -> int:
+        return len(self.nonzero)
+
+    def as_dict(self) -> dict[str, float]:
+        if self.measured is not None:
+            dist = simulate.marginal_distribution(self.probs, self.qubits, self.measured, self.width)
+            return {(k[::-1] if self.little else k): v for k, v in dist.items()}
+        out = {}
+        for idx in self.nonzero:
+            key = format(int(idx), f"0{self.width}b")           # qubit 0 rightmost
+            out[key if self.little else key[::-1]] = float(self.probs[idx])
+        return out
+
+    def key(self, idx: int) -> str:
+        """The framework's bitstring of array index idx."""
+        if self.measured is None:
+            key = format(int(idx), f"0{self.width}b")
+            return key if self.little else key[::-1]
+        value = {q: (int(idx) >> j) & 1 for j, q in enumerate(self.qubits)}
+        bits = ["0"] * self.width
+        for c, q in self.measured.items():
+            bits[c] = "01"[value[q]]
+        key = "".join(bits)
+        return key[::-1] if self.little else key
+
+    def probability(self, key: str) -> float:
+        """The exact probability of one framework bitstring (0 for one of another width)."""
+        if len(key) != self.width or set(key) - {"0", "1"}:
+            return 0.0
+        bits = key[::-1] if self.little else key       # as simulate keys it: bit 0 first
+        if self.measured is None:
+            idx = int(bits[::-1], 2)
+        else:
+            value: dict[int, str] = {}
+            for c, bit in enumerate(bits):
+                q = self.measured.get(c)
+                if q is None:
+                    if bit != "0":        # a clbit never written reads 0
+                        return 0.0
+                elif value.setdefault(q, bit) != bit:
+                    return 0.0
+            idx = sum(int(value[q]) << j for j, q in enumerate(self.qubits))
+        p = float(self.probs[idx])
+        return p if p > 1e-15 else 0.0
+
+    def mass(self) -> float:
+        return float(self.probs[self.nonzero].sum())
+
+    def distances(self, target: dict) -> dict:
+        """TVD and KL(target || self) without a dict per outcome: only the target's
+        outcomes and the total mass are read."""
+        t = np.array([float(v) for v in target.values()])
+        p = np.array([self.probability(k) for k in target])
+        tvd = 0.5 * (np.abs(t - p).sum() + max(0.0, self.mass() - p.sum()))
+        mask = t > 0
+        kl = np.sum(t[mask] * np.log(t[mask] / np.maximum(p[mask], th.KL_FLOOR)))
+        return {"tvd": float(min(1.0, tvd)), "kl": float(max(0.0, kl))}
+
+    def sample(self, shots: int, rng: np.random.Generator) -> dict[str, int]:
+        """A multinomial sample of `shots` outcomes, keyed by bitstring (at most `shots`
+        keys are built)."""
+        p = self.probs[self.nonzero]
+        if not len(p) or p.sum() <= 0:
+            raise simulate.SimulationError("empty distribution")
+        draws = rng.multinomial(int(shots), p / p.sum())
+        return {self.key(self.nonzero[i]): int(draws[i]) for i in np.flatnonzero(draws)}
 
 
 def key_words(*key) -> list[int]:

@@ -20,3 +20,13 @@ class Reference:
     # answer_probability(measured distribution, hidden test) -> the probability that the
     # canonical post-processing answers that test right from it
     answer_probability: Callable[[dict, dict], float]
+
+
+@dataclass(frozen=True)
+class UnitaryAction:
+    """A target unitary too wide for its matrix (more than thresholds.MAX_UNITARY_QUBITS
+    qubits): `apply(columns)` maps a (2^num_qubits, k) array of input states to their
+    images, both in the framework's bitstring basis (like a dense target's indices).
+    The unitary check then compares on random states (judge.kinds.unitary)."""
+    num_qubits: int
+    apply: Callable[[Any], Any]

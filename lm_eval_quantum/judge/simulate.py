@@ -6,7 +6,9 @@ Conventions (see also `lm_eval_quantum.runtime.wire`):
     states are C-contiguous ``(2**n, batch)`` arrays (batch = 1 for a state,
     2**n basis columns for a unitary); a gate views them with one length-2 axis
     per gate qubit and is applied blockwise with elementwise numpy (no BLAS
-    call, so no thread pool, for gates on <= 3 qubits).
+    call, so no thread pool, for gates on <= 3 qubits).  A state over 2^20
+    amplitudes (to thresholds.MAX_STATE_QUBITS = 24) is updated in place, slab by
+    slab (`_apply_in_place`): no second state-sized buffer per gate.
   * An op's "matrix" (and the standard gate matrices below) is over the op's
     qubits in the order listed, the FIRST listed qubit being the MOST
     significant bit (textbook order).
@@ -61,7 +63,9 @@ __all__ = [
     "circuit_stats",
     "evolve",
     "gate_matrix",
+    "marginal_distribution",
     "measurement_distribution",
+    "measurement_marginal",
     "metered",
     "op_kind",
     "opaque_cost",
@@ -563,6 +567,9 @@ def _apply_gates(psi: np.ndarray, n: int, gates) -> np.ndarray:
             psi = out
             continue
         view, pos = _split_view(psi, n, qubits)
+        if psi.size > _IN_PLACE_AMPLITUDES:
+            _apply_in_place(view, pos, k, data)
+            continue
         out = np.empty_like(psi)
         out_view = out.reshape(view.shape)
         blocks = []
@@ -592,6 +599,96 @@ def _apply_gates(psi: np.ndarray, n: int, gates) -> np.ndarray:
     return psi
 
 
+# States larger than this many amplitudes (16 MiB; wider than 20 qubits for one state)
+# are updated in place, slab by slab, with one cache-sized copy of the slab's input:
+# no second state-sized buffer per gate (a 24-qubit state is 256 MiB).  Smaller ones
+# keep the out-of-place kernel above; both do the same arithmetic per amplitude.
+_IN_PLACE_AMPLITUDES = 1 << 20
+
+
+def _apply_in_place(view: np.ndarray, pos: list[int], k: int, data: np.ndarray) -> None:
+    """Apply a k-qubit matrix to `view` (one length-2 axis per gate qubit at `pos`) in
+    place, in slabs of its largest free axis (about _CHUNK amplitudes per sub-block):
+    of each slab only the sub-blocks that another row reads are copied (`_rows_in_place`),
+    or, for a gate wider than _ELEMENTWISE_MAX_QUBITS, the slab, for one matmul."""
+    free = [i for i in range(view.ndim) if i not in pos and view.shape[i] > 1]
+    blocks = []
+    for bits in np.ndindex((2,) * k):
+        index = [slice(None)] * view.ndim
+        for p, b in zip(pos, bits):
+            index[p] = b
+        blocks.append(tuple(index))
+    block = view.size >> k
+    if not free:
+        axis, step = None, 1
+    else:
+        axis = max(free, key=lambda i: view.shape[i])
+        step = max(1, _CHUNK // max(1, block // view.shape[axis]))
+    starts = [0] if axis is None else range(0, view.shape[axis], step)
+    if k <= _ELEMENTWISE_MAX_QUBITS:
+        rows = [[(c, j) for j, c in enumerate(data[i]) if c != 0] for i in range(len(blocks))]
+        # a row that only scales its own sub-block is done in place; every sub-block that
+        # another row reads is copied first (a CX copies 2 of its 4, a phase gate none)
+        own = [len(r) == 1 and r[0][1] == i for i, r in enumerate(rows)]
+        needed = sorted({j for i, r in enumerate(rows) if not own[i] for _, j in r})
+    for start in starts:
+        slab = (Ellipsis,) if axis is None else \
+            (slice(None),) * axis + (slice(start, start + step),)
+        target = view[slab]
+        if k <= _ELEMENTWISE_MAX_QUBITS:
+            _rows_in_place(target, blocks, rows, own, needed)
+            continue
+        src = target.copy()        # a wider gate: one matmul per slab
+        front = np.moveaxis(src, pos, list(range(k))).reshape(2**k, -1)
+        rest = tuple(d for i, d in enumerate(src.shape) if i not in pos)
+        target[...] = np.moveaxis((data @ front).reshape((2,) * k + rest), list(range(k)), pos)
+
+
+def _rows_in_place(target: np.ndarray, blocks: list, rows: list, own: list, needed: list) -> None:
+    """out[i] = sum_j U[i, j] psi[j] over the sub-blocks of one slab, in place, with the
+    arithmetic of `_elementwise` (so the same amplitudes to the last bit)."""
+    copies = {j: np.array(target[blocks[j]]) for j in needed}
+    tmp = None
+    for i, terms in enumerate(rows):
+        out = target[blocks[i]]
+        if own[i]:
+            c = terms[0][0]
+            if c != 1:
+                np.multiply(out, c, out=out)
+            continue
+        if not terms:
+            out[...] = 0
+            continue
+        c, j = terms[0]
+        if len(terms) == 1:
+            if c == 1:
+                out[...] = copies[j]
+            else:
+                np.multiply(copies[j], c, out=out)
+            continue
+        np.multiply(copies[j], c, out=out)
+        for c, j in terms[1:]:
+            if c == 1:
+                np.add(out, copies[j], out=out)
+            else:
+                if tmp is None:
+                    tmp = np.empty_like(copies[j])
+                np.multiply(copies[j], c, out=tmp)
+                np.add(out, tmp, out=out)
+
+
+def _norms(psi: np.ndarray) -> np.ndarray:
+    """Each column's norm; for a large state in row chunks (no state-sized temporaries)."""
+    if psi.size <= _IN_PLACE_AMPLITUDES:
+        return np.linalg.norm(psi, axis=0)
+    rows = max(1, _IN_PLACE_AMPLITUDES // psi.shape[1])
+    total = np.zeros(psi.shape[1])
+    for start in range(0, psi.shape[0], rows):
+        chunk = psi[start:start + rows]
+        total += (chunk.real ** 2 + chunk.imag ** 2).sum(axis=0)
+    return np.sqrt(total)
+
+
 def _fused(gates: list) -> list:
     budget = _BUDGET.get()
     if budget is not None:
@@ -604,9 +701,9 @@ def _apply(psi: np.ndarray, n: int, gates) -> np.ndarray:
     fused, charged to the budget first, and checked for norm drift after."""
     fused = _fused(gates)
     _charge(fused, n, psi.shape[1], len(gates))
-    before = np.linalg.norm(psi, axis=0)
+    before = _norms(psi)
     psi = _apply_gates(psi, n, fused)
-    drift = np.abs(np.linalg.norm(psi, axis=0) - before) / np.maximum(before, 1e-300)
+    drift = np.abs(_norms(psi) - before) / np.maximum(before, 1e-300)
     if not np.all(drift <= thresholds.NORM_DRIFT_TOL):     # NaN fails too
         raise SimulationError(
             f"numerically unstable circuit: a state's norm drifted by {float(np.max(drift)):.2g} "
@@ -614,15 +711,20 @@ def _apply(psi: np.ndarray, n: int, gates) -> np.ndarray:
     return psi
 
 
-def evolve(circuit: dict, columns: np.ndarray, oracle=None) -> np.ndarray:
-    """Apply the circuit's unitary part to each column of a (2**n, k) array."""
+def evolve(circuit: dict, columns: np.ndarray, oracle=None, *, overwrite: bool = False) -> np.ndarray:
+    """Apply the circuit's unitary part to each column of a (2**n, k) array (at most
+    thresholds.MAX_EVOLVED_AMPLITUDES at once).  With `overwrite`, a C-contiguous
+    complex `columns` may be used as the working buffer (no copy of a large state)."""
     circuit = _checked(circuit, thresholds.MAX_STATE_QUBITS)
     n = circuit["num_qubits"]
-    columns = np.array(columns, dtype=complex, order="C")
+    if not (overwrite and isinstance(columns, np.ndarray) and columns.dtype == complex
+            and columns.flags.c_contiguous and columns.flags.writeable):
+        columns = np.array(columns, dtype=complex, order="C")
     if columns.ndim != 2 or columns.shape[0] != 2**n:
         raise SimulationError(f"input states must have {2**n} amplitudes")
-    if columns.size > 4**thresholds.MAX_UNITARY_QUBITS:
-        raise SimulationError(f"at most 4^{thresholds.MAX_UNITARY_QUBITS} amplitudes can be evolved at once")
+    if columns.size > thresholds.MAX_EVOLVED_AMPLITUDES:
+        raise SimulationError(f"at most {thresholds.MAX_EVOLVED_AMPLITUDES} amplitudes can be "
+                              "evolved at once")
     gates, _ = _plan(circuit, oracle)
     return _apply(columns, n, gates)
 
@@ -631,9 +733,10 @@ def statevector(circuit: dict, oracle=None, initial=None) -> np.ndarray:
     """Final state (little-endian index) of the circuit from |0...0> or `initial`."""
     n = _checked(circuit, thresholds.MAX_STATE_QUBITS)["num_qubits"]
     if initial is None:
-        initial = np.eye(2**n, 1, dtype=complex)
-    else:
-        initial = np.asarray(initial, dtype=complex).reshape(-1, 1)
+        initial = np.zeros((2**n, 1), dtype=complex)
+        initial[0, 0] = 1
+        return evolve(circuit, initial, oracle, overwrite=True).reshape(-1)
+    initial = np.asarray(initial, dtype=complex).reshape(-1, 1)
     return evolve(circuit, initial, oracle).reshape(-1)
 
 
@@ -643,17 +746,32 @@ def unitary(circuit: dict, oracle=None) -> np.ndarray:
     return evolve(circuit, np.eye(2**n, dtype=complex), oracle)
 
 
-def measurement_distribution(circuit: dict, oracle=None) -> dict[str, float]:
-    """Exact probabilities of the classical bit strings (clbit 0 first)."""
+def measurement_marginal(circuit: dict, oracle=None) -> tuple[np.ndarray, list[int], dict, int]:
+    """(marginal, qubits, measured, num_clbits): the exact probabilities of the measured
+    qubits' values (index bit j = the value of qubits[j], the measured qubits in
+    ascending order) and the terminal measurements (clbit -> qubit)."""
     circuit = _checked(circuit, thresholds.MAX_STATE_QUBITS)
     n, nc = circuit["num_qubits"], circuit.get("num_clbits", 0)
     gates, measured = _plan(circuit, oracle)
-    psi = _apply(np.eye(2**n, 1, dtype=complex), n, gates).reshape((2,) * n)
+    initial = np.zeros((2**n, 1), dtype=complex)
+    initial[0, 0] = 1
+    psi = _apply(initial, n, gates).reshape((2,) * n)
     probs = np.abs(psi) ** 2
+    del psi
     qubits = sorted(set(measured.values()))
     # marginal over measured qubits; after the sum, axes are ordered by descending qubit
     marginal = probs.sum(axis=tuple(n - 1 - q for q in range(n) if q not in qubits))
-    marginal = marginal.reshape(-1)
+    return marginal.reshape(-1), qubits, measured, nc
+
+
+def measurement_distribution(circuit: dict, oracle=None) -> dict[str, float]:
+    """Exact probabilities of the classical bit strings (clbit 0 first)."""
+    return marginal_distribution(*measurement_marginal(circuit, oracle))
+
+
+def marginal_distribution(marginal: np.ndarray, qubits: list[int], measured: dict,
+                          nc: int) -> dict[str, float]:
+    """`measurement_marginal`'s arrays as {clbit string (clbit 0 first): probability}."""
     dist: dict[str, float] = {}
     for idx in np.flatnonzero(marginal > 1e-15):
         value = {q: (int(idx) >> j) & 1 for j, q in enumerate(qubits)}

@@ -42,6 +42,7 @@ from lm_eval_quantum.lmeval import _pth_hook
 __all__ = ["ENV_STREAM", "expect", "flush", "install", "run_queue", "stats"]
 
 ENV_STREAM = "LMQ_SCORE_DURING_GENERATION"
+_FILTERS = ("lmeval.metrics.judge_filter", "lmeval.metrics.judge_filter_prefill")
 _MARK = _pth_hook.MARK
 logger = logging.getLogger("lm_eval.quantum")
 
@@ -76,17 +77,14 @@ def _streaming() -> bool:
 def _judged(task) -> bool | None:
     """None when `task`'s answers are not scored by our judge; else whether its filter
     adds the prefill (``judge_filter_prefill``)."""
-    from lm_eval_quantum.lmeval.metrics import judge_filter, judge_filter_prefill
-
     for entry in getattr(getattr(task, "config", None), "filter_list", None) or []:
         steps = entry.get("filter", []) if isinstance(entry, dict) else []
         for step in steps:
             fn = step.get("filter_fn") if isinstance(step, dict) else None
-            name = getattr(fn, "__name__", fn)
-            if fn is judge_filter_prefill or name == "judge_filter_prefill":
-                return True
-            if fn is judge_filter or name == "judge_filter":
-                return False
+            # the function (YAML !function) or its dotted name; metrics.py defines both
+            name = fn if isinstance(fn, str) else f"{getattr(fn, '__module__', '')}.{getattr(fn, '__name__', '')}"
+            if name.endswith(_FILTERS):
+                return name.endswith("judge_filter_prefill")
     return None
 
 

@@ -96,13 +96,24 @@ class Problem:
         size and from the same parameter ranges as that row."""
         return self.instances("test")
 
+    # Sizes only the full split has (`build_data.py --full`), beyond the test and
+    # few-shot sizes: the wide instances of a family whose check scales (state and
+    # distribution checks to thresholds.MAX_STATE_QUBITS, unitary checks on random
+    # states to 16), too slow for the default test split that many tests run.
+    large_sizes: range = range(0)
+
     def full_instances(self, count: int | None = None) -> list[dict]:
         """The instances of `build_data.py --full`: the large `full` split where the
         problem has one (`count` of them, default its FULL_COUNT), else the test and
-        few-shot instances (cut to `count`)."""
+        few-shot instances and those of its `large_sizes` (cut to `count`)."""
         if self.has_full_split:
             return self.instances("full", count)
-        return (self.instances("test") + self.instances("fewshot"))[:count]
+        return (self.instances("test") + self.instances("fewshot") + self.large_instances())[:count]
+
+    def large_instances(self) -> list[dict]:
+        """The full split's wide instances: one per `large_sizes` (a problem whose
+        instances carry more than n overrides this)."""
+        return [{"n": n} for n in self.large_sizes]
 
     def width(self, params: dict) -> int:
         """n data qubits, then params["ancillas"] declared ancillas when there are any."""

@@ -1,4 +1,12 @@
-"""GHZ state preparation: (|0...0> + |1...1>) / sqrt(2) on n qubits (state check)."""
+"""GHZ state preparation: (|0...0> + |1...1>) / sqrt(2) on n qubits (state check).
+
+Sizes 2..11 in the test and few-shot splits; the full split (`build_data.py --full`)
+adds 15..24 (`large_sizes`: a 24-qubit state is 256 MiB, judged in ~1-2 s).  A
+20-qubit state-check doc of your own::
+
+    from lm_eval_quantum.problems import get_problem, make_doc
+    doc = make_doc(get_problem("ghz"), "qiskit", {"n": 20}, 0, "test")
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -41,6 +49,7 @@ class GHZ(Problem):
     title = "GHZ state preparation"
     check = "state"
     test_sizes, fewshot_sizes = range(2, 10), range(10, 12)
+    large_sizes = range(15, 25)
     code = CODE
 
     def statement(self, params):

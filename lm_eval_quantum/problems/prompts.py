@@ -120,6 +120,12 @@ def state_checked(width: int, ancillas: str = "there are no ancilla qubits") -> 
 
 def unitary_checked(width: int) -> str:
     """The shared sentence of a whole-unitary check."""
+    from lm_eval_quantum import thresholds as th
+
+    if width > th.MAX_UNITARY_QUBITS:     # judge.kinds.unitary.state_test
+        return (f"The circuit is checked as a unitary on {all_qubits(width)}, up to a global "
+                f"phase: on basis states and random input states, each output must equal the "
+                f"target's within squared distance {th.UNITARY_STATE_TOL:g}.")
     return (f"The circuit is checked as a unitary on {all_qubits(width)} (process fidelity with "
             f"the target at least {fidelity_bound('process')}), up to a global phase.")
 

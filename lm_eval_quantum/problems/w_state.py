@@ -58,6 +58,9 @@ class WState(MeasuredDistribution):
     version = 2   # v2: shared prompt sentences (call, register, checks), conventions stated
     title = "W-state measurement statistics"
     test_sizes, fewshot_sizes = range(2, 9), range(9, 11)
+    # build_data.py --full also: 12..24 qubits (a distribution check to
+    # thresholds.MAX_STATE_QUBITS; the target has n outcomes, the judge's state 2^n)
+    large_sizes = range(12, 25, 2)
     code = CODE
 
     def statement(self, params):

@@ -15,6 +15,8 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lm_eval_quantum import thresholds as th
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -29,6 +31,9 @@ class Kind:
     rule: str                  # the pass rule, with its thresholds (docs/checks.md)
     reads_circuit: bool = True  # False: the grader reads the session's answers, not a
                                # returned circuit (returns: values of a function), circuit None
+    # the widest circuit the kind grades (wider: resource_limit before any simulation):
+    # thresholds.MAX_QUBITS_OTHER_KINDS unless the kind's simulation scales further
+    max_qubits: int = th.MAX_QUBITS_OTHER_KINDS
 
     @property
     def executes(self) -> bool:

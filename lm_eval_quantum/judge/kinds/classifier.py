@@ -34,7 +34,7 @@ def grade_classifier(session, circuit) -> Grade:
         entry = session.batch.get(i)
         if entry is None:
             raise CheckFailure("runtime", f"no circuit was built for {name}")
-        entry = check_circuit(entry, th.MAX_STATE_QUBITS, th.MAX_OPS)
+        entry = check_circuit(entry, th.MAX_QUBITS_OTHER_KINDS, th.MAX_OPS)
         if entry["num_qubits"] != circuit["num_qubits"]:
             raise CheckFailure("shape_mismatch", f"the circuit for {name} has "
                                                  f"{entry['num_qubits']} qubits; the task asks for "

@@ -194,7 +194,7 @@ def same(got, want, tol: float) -> None:
 
 def _circuit(value) -> dict:
     try:
-        return wire.check_circuit(value[1], th.MAX_STATE_QUBITS, th.MAX_OPS)
+        return wire.check_circuit(value[1], th.MAX_QUBITS_OTHER_KINDS, th.MAX_OPS)
     except wire.SizeLimitError:
         raise
     except wire.WireError as exc:

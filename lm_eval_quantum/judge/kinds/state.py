@@ -5,7 +5,9 @@ state (ancillas, ancilla_policy "clean" | "free", protocol): fidelity on the dat
   |0>, "free" ones are traced out; with a protocol (a dict, as for channel) the
   parties' locality must hold too.  A program with mid-circuit measurement, reset or
   classical control is read exactly as the mixture of its branches (judge.dynamic): the
-  fidelity is <target| rho |target> of the data qubits' final state.
+  fidelity is <target| rho |target> of the data qubits' final state.  Up to
+  MAX_STATE_QUBITS (24) qubits without mid-circuit operations (one state, evolved in
+  place); dynamic programs up to MAX_QUBITS_OTHER_KINDS.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from lm_eval_quantum import thresholds as th
 from lm_eval_quantum.judge import dynamic, simulate
 from lm_eval_quantum.judge.conventions import state_to_internal
 from lm_eval_quantum.judge.grading import (Grade, clamp_fidelity, distances, registers,
-                                           split_ancillas, unitary_part, with_locality)
+                                           split_ancillas, state_distances, unitary_part,
+                                           with_locality)
 from lm_eval_quantum.judge.kinds import Kind
 from lm_eval_quantum.runtime import wire
 
@@ -53,8 +56,7 @@ def grade_state(session, circuit) -> Grade:
     else:
         fidelity = clamp_fidelity(abs(np.vdot(target, m[:, 0])) ** 2)
         what = "state fidelity with the target" + (" (ancillas back in |0>)" if ancillas else "")
-    numbers = {"fidelity": fidelity,
-               **distances(np.abs(target) ** 2, (np.abs(m) ** 2).sum(axis=1))}
+    numbers = {"fidelity": fidelity, **state_distances(target, m)}
     message = f"{what}: {fidelity:.6f}"
     return with_locality(session.spec, circuit,
                          Grade(fidelity >= 1 - th.STATE_FIDELITY_EPS, fidelity, message, numbers))
@@ -62,5 +64,5 @@ def grade_state(session, circuit) -> Grade:
 
 KIND = Kind(
     name="state", grade=grade_state, metrics=("fidelity", "tvd", "kl"),
-    seed_free=True, by_category=False,
+    seed_free=True, by_category=False, max_qubits=th.MAX_STATE_QUBITS,
     rule=f"state fidelity >= 1 - {th.STATE_FIDELITY_EPS:g} (global phase free)")

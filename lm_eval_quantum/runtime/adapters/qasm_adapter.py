@@ -54,8 +54,8 @@ STD_INCLUDE = "stdgates.inc"
 CUSTOM_INCLUDE = "customgates.inc"
 # customgates.inc: multi-controlled gates beyond stdgates.inc (controls first, target
 # last), so a model writing an oracle never has to decompose them by hand; up to the
-# widest circuit the judge simulates.
-MAX_CUSTOM_CONTROLS = th.MAX_STATE_QUBITS - 1
+# widest circuit of the oracle and algorithm checks (wider programs write `ctrl(k) @`).
+MAX_CUSTOM_CONTROLS = th.MAX_QUBITS_OTHER_KINDS - 1
 CUSTOM_GATES = "\n".join(
     f"gate c{k}{g}{params} {', '.join(f'c{i}' for i in range(k))}, t "
     f"{{ ctrl({k}) @ {g}{params} {', '.join(f'c{i}' for i in range(k))}, t; }}"
