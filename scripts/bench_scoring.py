@@ -25,6 +25,9 @@ Sections (all by default; `--only` picks some):
                 and after it (``LMQ_SCORE_DURING_GENERATION=0``).  Prints the generation
                 wall time, the wall time from the last generation to the results, and
                 their ratio (the goal: scoring adds <= 10% after generation ends).
+``qubits``      The judge's time per sample against the qubit count: GHZ (state check) at
+                8-24 qubits and QFT (unitary check: exact to 10 qubits, random states
+                beyond) at 8-16, canonicals through the sandbox (``bench_qubits.py``).
 ``memory``      The harness's resident memory while one queue scores 1x, 5x and 21x the
                 samples (it must stay flat: verdicts are released once collected) and the
                 zygote's and the workers' resident memory.
@@ -263,8 +266,21 @@ def section_memory(args) -> bool:
     return flat
 
 
+def section_qubits(args) -> bool:
+    """bench_qubits.py: the judge's time per sample against the qubit count."""
+    import bench_qubits
+
+    print(f"== qubits: a sample's time against its width ({args.framework}, canonicals, "
+          f"median of {args.qubit_runs}; judge = the verdict alone, no sandbox)")
+    rows = bench_qubits.bench(args.framework, args.qubit_runs, progress=lambda line: print("  " + line))
+    slow = [r for r in rows if r["sample_seconds"] > 30]
+    print(f"  every width passed: {all(r['passed'] for r in rows)}; "
+          f"slowest sample {max(r['sample_seconds'] for r in rows):.1f} s (goal < 30 s)")
+    return all(r["passed"] for r in rows) and not slow
+
+
 SECTIONS = {"throughput": section_throughput, "generation": section_generation,
-            "memory": section_memory}
+            "memory": section_memory, "qubits": section_qubits}
 
 
 def main() -> int:
@@ -274,6 +290,8 @@ def main() -> int:
     ap.add_argument("--run-tasks", default="quantum_qasm_*", help="tasks of the real run")
     ap.add_argument("--limit", type=int, default=2)
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--framework", default="qiskit", help="framework of the qubits section")
+    ap.add_argument("--qubit-runs", type=int, default=3)
     ap.add_argument("--only", action="append", choices=sorted(SECTIONS))
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
