@@ -26,8 +26,9 @@
                          draw a private test split from a secret (same tasks and checks, new
                          instances and hidden tests); run it with lm_eval --metadata
                          '{"data_path": "DIR"}'; --compare prints public vs private statistics
-  verify DIR [--out FILE] [--isolation L] [--min-isolation L]
-                         re-score a submission's lm-eval samples here; exit 1 on any difference
+  verify DIR [--out FILE] [--isolation L] [--min-isolation L] [--ray ADDRESS]
+                         re-score a submission's lm-eval samples here (--ray: on a Ray cluster,
+                         every node at least at --min-isolation); exit 1 on any difference
 
 Anything else is lm-eval's command line with the pack registered (lmeval/cli.py): run, ls,
 validate, or a bare `--tasks ...` (read as run); `lm-eval-quantum run -h` lists its options.

@@ -25,7 +25,8 @@ def load_docs(task: str, split: str = "test") -> list[dict]:
     return read_docs(_info(task).data_file, split)
 
 
-def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[dict]:
+def score(task: str, doc, responses, progress: bool = False, pool=None,
+          ray_address: str | None = None) -> list[dict]:
     """Score model responses for one doc (a doc dict or its index in the test split).
 
     Each verdict has `passed`, `score` in [0, 1], `category` ('ok' when passed)
@@ -33,7 +34,9 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
     level that ran.  For `_prefill` tasks, responses are continuations of the
     doc's `prefill` (as lm-eval returns them) or full answers.  `pool` is a
     :class:`~lm_eval_quantum.sandbox.SandboxPool` to run them in (default: the
-    shared pool configured from the environment).
+    shared pool configured from the environment).  `ray_address` ("auto", "HOST:PORT",
+    "ray://HOST:PORT"; else env ``LMQ_RAY_ADDRESS``) scores on a Ray cluster instead, each
+    node in its own sandbox (README "Scaling out"); each verdict then also names its `node`.
     """
     from lm_eval_quantum.judge.extract import with_prefill
     from .problems import get_problem
@@ -52,4 +55,4 @@ def score(task: str, doc, responses, progress: bool = False, pool=None) -> list[
     prefill = doc["prefill"] if info.variant == "prefill" else None
     return score_samples(
         [(doc, with_prefill(r, prefill), k) for k, r in enumerate(responses)], progress=progress,
-        pool=pool)
+        pool=pool, ray_address=ray_address)

@@ -3,6 +3,7 @@ pool in parallel, and let the trusted judge grade each artifact."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from concurrent.futures import Future, as_completed
@@ -34,6 +35,9 @@ def entry_points(spec: dict, framework: str) -> tuple[str, ...]:
     (an OpenQASM program has no build_circuit, only its post-processing function)."""
     post = (spec.get("post") or {}).get("entry")
     return tuple(e for e in (None if framework == "qasm" else spec.get("entry"), post) if e)
+
+
+ENV_RAY_ADDRESS = "LMQ_RAY_ADDRESS"
 
 
 def _prepare(doc, text, sample_index):
@@ -184,7 +188,8 @@ def _bar(progress, total: int, pool_level: str):
     return tqdm(total=total, desc=desc, unit="sample", disable=not progress), True
 
 
-def score_samples(items, progress=True, pool=None, queue=None) -> list[dict]:
+def score_samples(items, progress=True, pool=None, queue=None,
+                  ray_address: str | None = None) -> list[dict]:
     """items: iterable of (doc, full_response_text, sample_index) -> verdict dicts.
 
     Each verdict carries the ``code`` the judge ran (what the extraction found; for
@@ -198,7 +203,14 @@ def score_samples(items, progress=True, pool=None, queue=None) -> list[dict]:
     :class:`~lm_eval_quantum.sandbox.SandboxPool` (default: the process-wide pool
     configured from the environment).  `queue`: the run's :class:`ScoringQueue`, whose
     samples may already be scored or under way (default: a queue of this call's own);
-    the entries of `items` are released from it once collected."""
+    the entries of `items` are released from it once collected.  `ray_address` (else env
+    ``LMQ_RAY_ADDRESS``), with neither `pool` nor `queue`: score on that Ray cluster
+    instead, each node in its own pool (:mod:`.scaleout`)."""
+    address = ray_address or os.environ.get(ENV_RAY_ADDRESS)
+    if address and pool is None and queue is None:
+        from .scaleout import score_on_ray
+
+        return score_on_ray(items, address, score_samples, progress=progress)
     items = list(items)
     if not items:
         return []

@@ -429,6 +429,27 @@ def limits_from_env(base: SandboxLimits | None = None, **overrides) -> SandboxLi
     return replace(limits, **env)
 
 
+# --- scale-out on Ray (lm_eval_quantum.scaleout) ------------------------------------
+# Samples per sandbox worker in one chunk (one actor call): a sample takes 0.04-1 s in the
+# sandbox and judge while an actor call costs a few ms plus its docs' serialisation; measured
+# on one node (1 worker, 284 canonicals, side by side), chunks of 4 and of 32 per worker
+# scored equally fast, within noise, and as fast as a local pool, so the smaller one: the
+# run's last chunks spread over all nodes instead of leaving one node finishing alone.
+RAY_SAMPLES_PER_WORKER = 4
+# Chunks in flight per node, run at once by its actor (one pool): while one chunk drains
+# its last samples, the next one's fill the freed workers, so no worker waits for the
+# driver's round trip; 2 bounds what a lost node takes with it (resubmitted elsewhere).
+RAY_CHUNKS_IN_FLIGHT = 2
+# Attempts per chunk (each on another node where there is one) before the run fails: a
+# node lost is retried elsewhere; a chunk that fails on 3 nodes is a fault of the harness
+# (a bug, a broken installation), reported as an error, never as the candidate's verdicts.
+RAY_CHUNK_ATTEMPTS = 3
+# Seconds for a node's scorer to start: its sandbox probe and warm zygote (qiskit, cirq and
+# pennylane preloaded: ~12 s on an idle core, minutes on a loaded one; the pool's own
+# zygote start timeout is 300 s), plus Ray's actor placement.
+RAY_NODE_START_SECONDS = 420.0
+
+
 # --- metrics ----------------------------------------------------------------------
 PASS_AT_K = (1, 5, 10)            # emitted only for k <= n samples per doc
 SAMPLED_REPEATS = 10              # QuanBench: n = 10 samples per task

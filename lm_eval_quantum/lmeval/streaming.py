@@ -95,7 +95,13 @@ def stats() -> dict:
 
 
 def run_queue():
-    """The run's scoring queue (created on first use), or None outside an lm-eval run."""
+    """The run's scoring queue (created on first use), or None outside an lm-eval run and
+    when the run scores on a Ray cluster (``LMQ_RAY_ADDRESS``: each filter sends its task's
+    samples there)."""
+    from lm_eval_quantum.scoring import ENV_RAY_ADDRESS
+
+    if os.environ.get(ENV_RAY_ADDRESS):
+        return None
     with _RUN.lock:
         if _RUN.queue is None and (_RUN.tasks or _RUN.flushed):
             from lm_eval_quantum.scoring import ScoringQueue
@@ -146,8 +152,9 @@ def _offer(req, res) -> None:
         else:
             return
     queue = run_queue()
-    text = with_prefill(res, request.doc.get("prefill")) if request.prefill else res
-    queue.submit(request.doc, text, k)
+    if queue is not None:
+        text = with_prefill(res, request.doc.get("prefill")) if request.prefill else res
+        queue.submit(request.doc, text, k)
 
 
 def flush() -> None:
@@ -160,7 +167,7 @@ def flush() -> None:
         _RUN.by_context.clear()
     try:
         queue = run_queue()
-        for task, prefill in tasks:
+        for task, prefill in tasks if queue is not None else ():
             for inst in getattr(task, "instances", None) or []:
                 if inst.request_type != "generate_until" or not isinstance(inst.doc, dict):
                     continue

@@ -1,6 +1,7 @@
 """Verify a leaderboard submission: re-score its samples in our sandbox.
 
-``python -m lm_eval_quantum verify SUBMISSION_DIR [--out FILE] [--isolation L] [--min-isolation L]``
+``python -m lm_eval_quantum verify SUBMISSION_DIR [--out FILE] [--isolation L] [--min-isolation L]
+[--ray ADDRESS]``  (``--ray``: re-score on a Ray cluster, :mod:`lm_eval_quantum.scaleout`)
 
 A submission is lm-eval output for the pack's tasks: ``results_<date>.json`` and the
 ``samples_<task>_<date>.jsonl`` files written with ``--log_samples`` (anywhere below
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -305,10 +307,22 @@ def compare_sample(submitted: dict, ours: dict, check_prompt: bool) -> list[dict
 
 
 # --- the whole check ----------------------------------------------------------------------
+def _cluster_isolation() -> str:
+    """Start the scorers of the Ray cluster at ``LMQ_RAY_ADDRESS`` (every node at the run's
+    minimum level, or an error naming the node) and say what they reached."""
+    from lm_eval_quantum.scaleout import ENV_ADDRESS, connect
+    from lm_eval_quantum.scoring import score_samples
+
+    nodes = connect(os.environ[ENV_ADDRESS], score_samples)
+    levels = sorted({n["isolation"] for n in nodes})
+    return f"{'/'.join(levels)} on {len(nodes)} Ray node{'s' if len(nodes) != 1 else ''}"
+
+
 def verify(root: Path) -> dict:
     """Read, re-score and compare; the report (``report["ok"]``: nothing differs)."""
     from lm_eval_quantum.sandbox import IsolationUnavailable, get_pool
     from lm_eval_quantum.lmeval.tasks import GROUP_METRICS, group_configs, read_docs, task_table
+    from lm_eval_quantum.scaleout import ENV_ADDRESS, ScaleOutError
 
     sub = read_submission(root)
     table, groups = task_table(), group_configs()
@@ -331,12 +345,12 @@ def verify(root: Path) -> dict:
     if not doc_ids:
         raise VerifyError(f"no samples of this pack's tasks under {root} "
                           f"(found: {', '.join(sorted(sub.rows))})")
-    try:
-        pool = get_pool()          # fail on an unavailable isolation level before re-scoring
-    except IsolationUnavailable as exc:
+    try:                           # fail on an unavailable isolation level before re-scoring
+        isolation = _cluster_isolation() if os.environ.get(ENV_ADDRESS) else get_pool().isolation
+    except (IsolationUnavailable, ScaleOutError) as exc:
         raise VerifyError(str(exc)) from None
     ours, our_rows = rescore(sub, doc_ids)
-    report["isolation"] = pool.isolation
+    report["isolation"] = isolation
 
     for task, ids in doc_ids.items():
         entry = {"docs": ids, "samples_file": str(sub.samples_file[task]),
@@ -438,6 +452,26 @@ def add_arguments(p) -> None:
     p.add_argument("submission", help="directory with the lm-eval results_*.json and samples_*.jsonl")
     p.add_argument("--out", help="write the report as JSON to this file")
     add_isolation_arguments(p)
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="re-score on a Ray cluster (auto, HOST:PORT or ray://HOST:PORT), each node "
+                        "in its own sandbox at its strongest level (--min-isolation: on every node)")
+
+
+def _use_ray(args) -> None:
+    """``--ray ADDRESS``: the replay's scoring goes to the cluster (``LMQ_RAY_ADDRESS``);
+    ``--min-isolation`` is checked on every node (by :func:`verify`), not here."""
+    from lm_eval_quantum.sandbox.isolation import ENV_MIN_LEVEL, LEVELS
+    from lm_eval_quantum.scaleout import ENV_ADDRESS
+
+    if args.isolation:
+        raise VerifyError("--isolation does not apply with --ray: every node runs at the strongest "
+                          "level it reaches; require one with --min-isolation")
+    if args.min_isolation:
+        if args.min_isolation not in LEVELS:
+            raise VerifyError(f"unknown isolation level {args.min_isolation!r}; choose one of "
+                              f"{', '.join(LEVELS)}")
+        os.environ[ENV_MIN_LEVEL] = args.min_isolation
+    os.environ[ENV_ADDRESS] = args.ray
 
 
 def main(args) -> int:
@@ -446,12 +480,15 @@ def main(args) -> int:
     from lm_eval_quantum.sandbox.isolation import apply_isolation_arguments
 
     try:
-        try:
-            apply_isolation_arguments(args)
-        except SystemExit as exc:       # an unavailable level: bad input (2), not a mismatch (1)
-            if isinstance(exc.code, str):
-                raise VerifyError(exc.code) from None
-            raise
+        if getattr(args, "ray", None):
+            _use_ray(args)
+        else:
+            try:
+                apply_isolation_arguments(args)
+            except SystemExit as exc:   # an unavailable level: bad input (2), not a mismatch (1)
+                if isinstance(exc.code, str):
+                    raise VerifyError(exc.code) from None
+                raise
         report = verify(Path(args.submission))
     except VerifyError as exc:
         print(f"lm-eval-quantum verify: error: {exc}", file=sys.stderr)
