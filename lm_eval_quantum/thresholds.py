@@ -393,6 +393,11 @@ LIMIT_CPU_FLOOR_COMPUTING = 120.0
 # two samples and the judge at once never times out a correct answer.
 LIMIT_WALL_FACTOR = 3.0
 LIMIT_WALL_SLACK = 5.0
+# Infrastructure failures the pool keeps in detail (SandboxPool.infra_events; its
+# summary counts every one): a sandbox that fails every sample of a 10^5-sample run
+# must not grow the harness by ~300 bytes per sample.  1000 is more detail than any
+# diagnosis needs (the first retried event names the cause; the rest repeat it).
+INFRA_EVENTS_KEPT = 1000
 # Thread pools pinned to 1 in the sandbox: the zygote must stay single-threaded to fork safely.
 THREAD_ENV = (
     "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",

@@ -40,9 +40,9 @@ control socket and a SIGCHLD wake-up pipe, with the nearest wall-clock
 deadline as timeout.  It is a child subreaper, so processes that escape a
 sample (double fork, ``setsid`` daemons) are re-parented to it; at the
 ``rlimits`` level, whenever a process is reaped it SIGKILLs every child of its
-own that is not a live job or spare (scanning /proc) and reaps those in turn
-until none is left (at the other levels the seccomp filter forbids samples to
-create processes at all).  It exits (killing everything) on EOF of the control
+own that is not a live job or spare (listed in its ``/proc/self/task/*/children``
+files) and reaps those in turn until none is left (at the other levels the
+seccomp filter forbids samples to create processes at all).  It exits (killing everything) on EOF of the control
 socket and dies with its parent (``PR_SET_PDEATHSIG``).
 """
 from __future__ import annotations
@@ -116,6 +116,21 @@ def collapse_heap() -> int:
             madvise(lo, hi - lo, MADV_HUGEPAGE)
             collapsed += madvise(lo, hi - lo, MADV_COLLAPSE) == 0
     return collapsed
+
+
+def own_children() -> set[int] | None:
+    """Pids whose parent is this process (its threads' ``children`` files, ~0.1 ms),
+    escaped descendants re-parented to this subreaper included; None where the
+    kernel lacks the files (CONFIG_PROC_CHILDREN) - then the caller scans /proc
+    (~2 ms with ~100 processes, once per reaped sample)."""
+    pids: set[int] = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as fh:
+                pids.update(int(p) for p in fh.read().split())
+    except OSError:
+        return None
+    return pids
 
 
 def thread_count() -> int:
@@ -581,11 +596,21 @@ class Zygote:
     def sweep(self) -> None:
         """SIGKILL every child of ours that is not a live job (escaped descendants).
 
-        Where the seccomp filter runs, samples cannot create processes, so
-        there is nothing to find and the /proc scan (~2 ms) is skipped."""
+        Our children are read from the ``children`` files (~0.1 ms; a scan of
+        /proc, ~2 ms, only where the kernel lacks them): this runs after every
+        reaped sample, and the next job waits while it does.  Where the seccomp
+        filter runs, samples cannot create processes, so it is skipped."""
         if self.confinement.seccomp:
             return
         live = set(self.jobs)
+        children = own_children()
+        if children is not None:
+            for pid in children - live - {self.me}:
+                try:
+                    os.kill(pid, signal.SIGKILL)     # a zombie among them: no effect
+                except OSError:
+                    pass
+            return
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
 from lm_eval_quantum.runtime import wire
-from lm_eval_quantum.thresholds import SandboxLimits, limits_from_env
+from lm_eval_quantum.thresholds import INFRA_EVENTS_KEPT, SandboxLimits, limits_from_env
 
 from . import isolation as iso
 
@@ -242,8 +242,8 @@ class SandboxPool:
     ``job["limits"]`` overrides fields.
 
     Every infrastructure failure (lost zygote, sample killed from outside,
-    setup failure, missing exit report) is appended to `infra_events`;
-    :meth:`summary` condenses them for the run's results.
+    setup failure, missing exit report) is appended to `infra_events` (the
+    latest ``INFRA_EVENTS_KEPT`` are kept); :meth:`summary` counts all of them.
     """
 
     def __init__(self, workers: int | None = None, isolation: str = "auto",
@@ -254,6 +254,7 @@ class SandboxPool:
         self.restarts = 0
         self.samples = 0
         self.infra_events: list[dict] = []
+        self._infra_counts = {"retried": 0, "failed": 0}
         self._slots = threading.BoundedSemaphore(self.workers)
         self._lock = threading.Lock()
         self._zygote: _Zygote | None = None
@@ -281,11 +282,12 @@ class SandboxPool:
 
     def summary(self) -> dict:
         """Run-level facts: isolation level, samples, infrastructure events."""
-        kinds = [e["outcome"] for e in self.infra_events]
+        with self._lock:
+            counts = dict(self._infra_counts)
         return {"isolation": self.isolation, "samples": self.samples,
-                "zygote_restarts": self.restarts, "infra_events": len(kinds),
-                "samples_retried": kinds.count("retried"),
-                "samples_failed_infra": kinds.count("failed")}
+                "zygote_restarts": self.restarts, "infra_events": sum(counts.values()),
+                "samples_retried": counts["retried"],
+                "samples_failed_infra": counts["failed"]}
 
     def start(self) -> None:
         """Have a running zygote: start (or restart) it now, or raise ``SandboxError``
@@ -360,7 +362,10 @@ class SandboxPool:
         """Note an infrastructure failure; `outcome`: "retried" (first attempt) or
         "failed" (the sample's final result is infra)."""
         with self._lock:
+            self._infra_counts[outcome] += 1
             self.infra_events.append({"time": time.time(), "detail": detail, "outcome": outcome})
+            if len(self.infra_events) > 2 * INFRA_EVENTS_KEPT:     # trimmed in batches
+                del self.infra_events[:-INFRA_EVENTS_KEPT]
 
     def map(self, jobs: list[dict], handlers: list[Handler],
             progress=True) -> list[RunResult]:
@@ -513,6 +518,12 @@ class SandboxPool:
             return True
 
         open_ = True
+        # poll, not select: the harness may hold more than FD_SETSIZE fds.  One poller per
+        # job; the socket's interest set is updated only when it changes.
+        poller = select.poll()
+        poller.register(waiter.r, select.POLLIN)
+        sock_fd = sock.fileno()
+        watched = -1                     # the socket's registered event mask (-1: none)
         while not waiter.done:
             now = time.monotonic()
             if now >= deadline:
@@ -521,13 +532,19 @@ class SandboxPool:
                 return self._infra(
                     f"no exit report from the sandbox within {limits.wall_seconds + GRACE_SECONDS:.0f} s",
                     start)
-            # poll, not select: the harness may hold more than FD_SETSIZE fds.
-            poller = select.poll()
-            poller.register(waiter.r, select.POLLIN)
-            if open_ and reading:
-                poller.register(sock, select.POLLIN | (select.POLLOUT if out else 0))
-            ready = dict(poller.poll(max(0.0, deadline - now) * 1000 + 1))
-            events = ready.get(sock.fileno(), 0)
+            want = (select.POLLIN | (select.POLLOUT if out else 0)) if open_ and reading else -1
+            if want != watched:
+                if want == -1:
+                    poller.unregister(sock_fd)
+                elif watched == -1:
+                    poller.register(sock_fd, want)
+                else:
+                    poller.modify(sock_fd, want)
+                watched = want
+            events = 0
+            for fd, ev in poller.poll(max(0.0, deadline - now) * 1000 + 1):
+                if fd == sock_fd:
+                    events = ev
             if events & select.POLLOUT:
                 try:
                     del out[:sock.send(out, socket.MSG_NOSIGNAL)]
