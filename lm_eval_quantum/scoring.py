@@ -13,8 +13,8 @@ from lm_eval_quantum.judge.extract import extract_sources
 from .judge.checks import Session, empty_verdict
 from .problems import reference
 from .judge.kinds import SEED_FREE_KINDS
-from .thresholds import (MAX_RESPONSE_CHARS, SCORING_THREADS_PER_WORKER, SandboxLimits,
-                         limits_from_env)
+from .thresholds import (JUDGE_BLAS_THREADS, MAX_RESPONSE_CHARS, SCORING_THREADS_PER_WORKER,
+                         SandboxLimits, limits_from_env)
 
 def session_for(doc: dict, sample_index: int = 0) -> Session:
     """The judge's session for one sample of `doc`, with the doc's `Reference`."""
@@ -38,6 +38,26 @@ def entry_points(spec: dict, framework: str) -> tuple[str, ...]:
 
 
 ENV_RAY_ADDRESS = "LMQ_RAY_ADDRESS"
+_PINNED: list = []        # the threadpoolctl limit of pin_judge_blas, once per process
+
+
+def pin_judge_blas() -> None:
+    """Run the judge's BLAS (numpy's, scipy's) on JUDGE_BLAS_THREADS threads from now on,
+    in this whole process (thresholds.JUDGE_BLAS_THREADS says why); idempotent, and a
+    missing or failing threadpoolctl leaves BLAS as it was, with one warning."""
+    if _PINNED:
+        return
+    _PINNED.append(None)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        _PINNED[0] = threadpool_limits(limits=JUDGE_BLAS_THREADS, user_api="blas")
+    except Exception as err:  # noqa: BLE001 - slower, and last bits may vary by machine
+        import logging
+
+        logging.getLogger("lm_eval.quantum").warning(
+            "lm-eval-quantum: cannot pin the judge's BLAS to %d thread(s) (%r)",
+            JUDGE_BLAS_THREADS, err)
 
 
 def _prepare(doc, text, sample_index):
@@ -146,6 +166,7 @@ class ScoringQueue:
     def _start_threads(self) -> None:
         if self._threads:
             return
+        pin_judge_blas()
         count = self._per_worker * self.pool.workers
         for n in range(count):
             thread = threading.Thread(target=self._work, name=f"lmq-scoring-{n}", daemon=True)

@@ -135,6 +135,16 @@ REBUILD_NUMBER_TOL = 1e-9
 # works (measured on 2 cores by scripts/bench_scoring.py: the pool's workers stay busy
 # and throughput stops rising beyond 2).
 SCORING_THREADS_PER_WORKER = 2
+# BLAS threads of the judge (numpy's and scipy's OpenBLAS in the harness process, pinned
+# when scoring starts: scoring.pin_judge_blas).  One, for two reasons: a multi-threaded
+# BLAS sums in an order that depends on its thread count, so a fidelity's last bit
+# differed between machines with 1 and 2 cores (a wrong QFT answer: ...843 vs ...842),
+# and one thread makes every verdict bit-identical on any machine and at any worker
+# count; and OpenBLAS threads spin while they wait, taking the cores the sandbox's
+# workers need (measured on 2 cores, every OpenQASM task's canonicals, 658 samples, runs
+# alternated: 40-46 samples/s with 1 BLAS thread against 23-36 unpinned).  The sandbox's
+# children are single-threaded already (THREAD_ENV).
+JUDGE_BLAS_THREADS = 1
 
 # --- judge: size caps checked before any simulation ----------------------------
 # The widest circuit the sandbox may return and the state-vector checks (kinds state,

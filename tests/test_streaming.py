@@ -105,3 +105,16 @@ def test_a_sample_submitted_twice_is_scored_once():
         assert queue.submit(doc, doc["canonical"], 0) is not first
     finally:
         queue.close()
+
+
+def test_scoring_pins_the_judges_blas_to_one_thread():
+    """thresholds.JUDGE_BLAS_THREADS: the same last bits on any machine, no spinning BLAS
+    threads beside the sandbox's workers."""
+    from threadpoolctl import threadpool_info
+
+    from lm_eval_quantum.thresholds import JUDGE_BLAS_THREADS
+
+    doc = lmq.load_docs("quantum_qasm_qft")[0]
+    assert score_samples([(doc, doc["canonical"], 0)], progress=False)[0]["passed"]
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas and {lib["num_threads"] for lib in blas} == {JUDGE_BLAS_THREADS}
