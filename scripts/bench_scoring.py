@@ -25,6 +25,9 @@ Sections (all by default; `--only` picks some):
                 and after it (``LMQ_SCORE_DURING_GENERATION=0``).  Prints the generation
                 wall time, the wall time from the last generation to the results, and
                 their ratio (the goal: scoring adds <= 10% after generation ends).
+``overhead``    One sample in the sandbox against unsafe in-process execution, per
+                framework, and where the sandbox's time goes (``bench_sandbox.py`` at the
+                pool's level; goal: within 3x).
 ``qubits``      The judge's time per sample against the qubit count: GHZ (state check) at
                 8-24 qubits and QFT (unitary check: exact to 10 qubits, random states
                 beyond) at 8-16, canonicals through the sandbox (``bench_qubits.py``).
@@ -279,8 +282,29 @@ def section_qubits(args) -> bool:
     return all(r["passed"] for r in rows) and not slow
 
 
+def section_overhead(args) -> bool:
+    """bench_sandbox.py at the pool's level: a sample in the sandbox against in-process."""
+    import subprocess
+
+    from lm_eval_quantum.sandbox import get_pool
+
+    level = get_pool().isolation
+    print(f"== overhead: one sample in the sandbox ({level}) against unsafe in-process execution, "
+          f"per framework (scripts/bench_sandbox.py; goal pool/in-process <= 3x)")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_sandbox.py"), "--levels", level,
+                           "--no-throughput", "--fresh-samples", "1", "--samples", str(args.samples)],
+                          capture_output=True, text=True)
+    lines = proc.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("targets")), len(lines))
+    for line in lines[start:]:
+        print("  " + line)
+    if proc.returncode:
+        print(proc.stderr[-2000:])
+    return proc.returncode == 0
+
+
 SECTIONS = {"throughput": section_throughput, "generation": section_generation,
-            "memory": section_memory, "qubits": section_qubits}
+            "overhead": section_overhead, "qubits": section_qubits, "memory": section_memory}
 
 
 def main() -> int:
@@ -291,6 +315,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=2)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--framework", default="qiskit", help="framework of the qubits section")
+    ap.add_argument("--samples", type=int, default=30, help="samples per framework (overhead)")
     ap.add_argument("--qubit-runs", type=int, default=3)
     ap.add_argument("--only", action="append", choices=sorted(SECTIONS))
     args = ap.parse_args()
