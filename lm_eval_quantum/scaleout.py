@@ -19,8 +19,9 @@ driver's ``LMQ_ISOLATION`` is not sent), and the run's minimum (`min_isolation`,
 driver's ``LMQ_MIN_ISOLATION``) is enforced on every node: a node below it stops the run
 with ``IsolationUnavailable`` naming the node, before any sample is scored.  Every verdict
 keeps the level that ran it (``isolation``).  The driver's other ``LMQ_*`` settings (sample
-limits ``LMQ_CPU_SECONDS``...) are the run's and travel to every node, and so do its BLAS
-thread settings (the judge's last bits depend on them; Ray's own default would be one thread).
+limits ``LMQ_CPU_SECONDS``...) are the run's and travel to every node.  Every node's judge
+runs its BLAS on one thread (thresholds.JUDGE_BLAS_THREADS), as a local run does, so the
+last bits of its numbers are the same on any node.
 
 Faults of the cluster are never the candidate's: a chunk whose node or actor fails is
 resubmitted to another node (``RAY_CHUNK_ATTEMPTS`` times at most); when no node is left, or
@@ -42,7 +43,7 @@ from typing import Callable
 
 from lm_eval_quantum.sandbox.isolation import ENV_LEVEL, ENV_MIN_LEVEL, LEVELS, IsolationUnavailable
 from lm_eval_quantum.thresholds import (RAY_CHUNK_ATTEMPTS, RAY_CHUNKS_IN_FLIGHT,
-                                        RAY_NODE_START_SECONDS, RAY_SAMPLES_PER_WORKER, THREAD_ENV)
+                                        RAY_NODE_START_SECONDS, RAY_SAMPLES_PER_WORKER)
 
 log = logging.getLogger("lm_eval.quantum")
 ENV_ADDRESS = "LMQ_RAY_ADDRESS"      # scoring.score_samples scores on this cluster when set
@@ -167,16 +168,6 @@ def _name(node_id: str, record: dict | None = None, info: dict | None = None) ->
     return f"Ray node {node_id} ({host}{', ' + ip if ip else ''})"
 
 
-def _thread_env() -> dict[str, str]:
-    """The driver's BLAS/OpenMP thread settings for the node's scorer process, set before it
-    loads numpy: the judge's floating-point sums depend on the thread count (the last bit of
-    a fidelity), and Ray would otherwise pin OMP_NUM_THREADS to the actor's one CPU.  Unset
-    on the driver: empty, the libraries' own default, as in a local run."""
-    env = {name: os.environ[name] for name in THREAD_ENV if name in os.environ}
-    env.setdefault("OMP_NUM_THREADS", "")
-    return env
-
-
 def _kill(actor) -> None:
     try:
         _ray().kill(actor, no_restart=True)
@@ -204,7 +195,6 @@ def _start(cluster: _Cluster, score: Scorer, min_isolation: str | None,
         actor = _actor_class().options(
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             num_cpus=1, max_concurrency=RAY_CHUNKS_IN_FLIGHT, max_restarts=0,
-            runtime_env={"env_vars": _thread_env()},
         ).remote(score, env, min_isolation, workers)
         new[actor.ready.remote()] = (node_id, actor)
     if not new:

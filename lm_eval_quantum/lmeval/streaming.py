@@ -71,7 +71,10 @@ _RUN = _Run()
 
 
 def _streaming() -> bool:
-    return os.environ.get(ENV_STREAM, "1").strip().lower() not in ("0", "false", "no", "off")
+    from lm_eval_quantum.scoring import ENV_RAY_ADDRESS
+
+    return (os.environ.get(ENV_STREAM, "1").strip().lower() not in ("0", "false", "no", "off")
+            and not os.environ.get(ENV_RAY_ADDRESS))
 
 
 def _judged(task) -> bool | None:
