@@ -5,7 +5,8 @@ scoring adds after a real run's last generation, measured side by side in one ru
 Sections (all by default; `--only` picks some):
 
 ``throughput``  Every executing task's test docs answered by their canonicals (`--repeats`
-                copies each, told apart by their sample index so none is deduplicated),
+                copies each, as the samples of a sampled task: scored once per index
+                where the check is seeded, once in all where it is seed-free),
                 scored through the real sandbox pool three ways, interleaved:
 
                 * capacity: the same sandbox jobs through ``SandboxPool.map`` with the
@@ -78,11 +79,17 @@ def same(a: list[dict], b: list[dict]) -> bool:
 
 
 def capacity(pool, items) -> tuple[float, int]:
-    """The pool alone on these samples' jobs: (seconds, jobs), messages served, no verdict."""
-    from lm_eval_quantum.scoring import _prepare
+    """The pool alone on the jobs that scoring these samples runs (an answer repeated under
+    a seed-free check runs once, as in scoring): (seconds, jobs), messages served (the
+    oracle service), no verdict."""
+    from lm_eval_quantum.scoring import ScoringQueue, _prepare
 
-    jobs, handlers = [], []
+    jobs, handlers, seen = [], [], set()
     for doc, text, k in items:
+        key = ScoringQueue.key(doc, text, k)
+        if key in seen:
+            continue
+        seen.add(key)
         prepared = _prepare(doc, text, k)
         if not isinstance(prepared, dict):
             session, job, _ = prepared
@@ -123,12 +130,15 @@ def section_throughput(args) -> bool:
     start = time.perf_counter()
     queued = score_samples(items, progress=False)
     queue_s = time.perf_counter() - start
-    sandbox_s = sum(float(v.get("cpu_seconds") or 0.0) for v in queued)
-    judge_s = sum(float(v.get("judge_seconds") or 0.0) for v in queued)
+    from lm_eval_quantum.scoring import ScoringQueue
+
+    ran = {ScoringQueue.key(*item): v for item, v in zip(items, queued)}   # copies once
+    sandbox_s = sum(float(v.get("cpu_seconds") or 0.0) for v in ran.values())
+    judge_s = sum(float(v.get("judge_seconds") or 0.0) for v in ran.values())
     cores = os.cpu_count() or 1
     ok = same(serial, queued)
     rate = len(items) / queue_s
-    cap = cap_jobs / cap_s * len(items) / max(cap_jobs, 1)    # per sample, as scored
+    cap = len(items) / cap_s       # samples per second when the pool runs their jobs
     print(f"  pool capacity, GHZ batch (reference)   {ghz:7.1f} samples/s")
     print(f"  pool capacity, these samples (no judge) {cap:7.1f} samples/s  ({cap_s:.1f} s)")
     print(f"  task by task                           {len(items) / serial_s:7.1f} samples/s  ({serial_s:.1f} s)")
@@ -136,8 +146,9 @@ def section_throughput(args) -> bool:
     print(f"  one queue / capacity on these samples: {rate / cap:.0%} (goal >= 85%)")
     print(f"  one queue / GHZ capacity: {rate / ghz:.0%}; one queue / task by task: {serial_s / queue_s:.2f}x")
     print(f"  identical verdicts in every mode: {ok}")
-    print(f"  CPU per sample: the sandboxed child {sandbox_s / len(items) * 1e3:.1f} ms, the judge's "
-          f"verdict {judge_s / len(items) * 1e3:.1f} ms; of the {cores} cores' time in the one queue, "
+    print(f"  CPU per sample run ({len(ran)} of the {len(items)}; the rest are copies): the sandboxed "
+          f"child {sandbox_s / len(ran) * 1e3:.1f} ms, the judge's verdict {judge_s / len(ran) * 1e3:.1f} "
+          f"ms; of the {cores} cores' time in the one queue, "
           f"children {sandbox_s / (cores * queue_s):.0%}, verdicts {judge_s / (cores * queue_s):.0%} "
           f"(the rest: fork, exit and IPC in the kernel, the zygote, the harness's threads)")
     slowest = sorted(per_task.items(), key=lambda kv: -kv[1])[:5]
