@@ -61,8 +61,8 @@ def pin_judge_blas() -> None:
 
 
 def _prepare(doc, text, sample_index):
-    """The first half of scoring one sample, in the calling thread's judge: a verdict at
-    once (no code, too long, not text), or (session, job, code) to run in the sandbox."""
+    """The first half of scoring one sample: a verdict at once (no code, too long, not
+    text), or (session, job, code) to run in the sandbox."""
     if not isinstance(text, str):      # a re-scored submission may hold anything
         return empty_verdict("no_code", f"the response is not text but {type(text).__name__}")
     if len(text) > MAX_RESPONSE_CHARS:
@@ -148,10 +148,6 @@ class ScoringQueue:
         with self._lock:
             for doc, text, sample_index in items:
                 self._futures.pop(self.key(doc, text, sample_index), None)
-
-    def pending(self) -> int:
-        with self._lock:
-            return sum(not f.done() for _, f in self._futures.values())
 
     def close(self) -> None:
         """Stop the threads; samples not started yet are cancelled (their futures)."""
