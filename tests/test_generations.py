@@ -128,26 +128,40 @@ def test_rescore_command_selects_exactly_the_saved_docs(tmp_path):
 @contextlib.contextmanager
 def _sandbox_dies_after_generation(directory: Path):
     """From the moment this run's generations are on disk, SIGKILL every sandbox zygote
-    of this process, the running one and each restart as soon as it appears: the
-    sandbox dies and cannot restart (the pool then raises ``SandboxError``, at the
-    latest for the second task).  Yields the list of killed pids."""
+    of this process: the running one right after the file is written (before the run's
+    one queue is fed: its samples could otherwise all be scored within the killer's first
+    poll), and each restart as soon as it appears: the sandbox dies and cannot restart
+    (the pool then raises ``SandboxError``).  Yields the list of killed pids."""
     stop, killed = threading.Event(), []
+
+    def kill_zygotes():
+        table = proc_table()
+        for pid in descendants(os.getpid(), table):
+            if pid in table and is_zygote(table[pid][3]):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
 
     def killer():
         while not stop.is_set():
             if _saved(directory):
-                table = proc_table()
-                for pid in descendants(os.getpid(), table):
-                    if pid in table and is_zygote(table[pid][3]):
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(pid, signal.SIGKILL)
-                            killed.append(pid)
+                kill_zygotes()
             time.sleep(0.01)
+
+    save = generations.save_generations
+
+    def save_then_kill(*args, **kwargs):
+        out = save(*args, **kwargs)
+        if _saved(directory):
+            kill_zygotes()
+        return out
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     try:
-        yield killed
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(generations, "save_generations", save_then_kill)
+            yield killed
     finally:
         stop.set()
         thread.join()
