@@ -348,7 +348,11 @@ def _filter(resps, docs, prefill: bool):
 
         raise scoring_failed(task, err) from err
     if docs:
-        console.task_scored(task, docs, len(items), verdicts, time.monotonic() - started)
+        # the task's scoring cost: its samples' sandbox and judge time (the run's one queue
+        # scores them beside other tasks', much of it during generation)
+        cost = sum(float(v.get("wall_seconds") or 0.0) + float(v.get("judge_seconds") or 0.0)
+                   for v in verdicts)
+        console.task_scored(task, docs, len(items), verdicts, cost)
     # per doc: its verdict (one response, as lm-eval's take_first), or its n verdicts
     out, it = [], iter(verdicts)
     for responses in resps:

@@ -42,7 +42,7 @@ class TaskScore:
     suite: str
     samples: int                 # judged samples (docs x repeats)
     passed: int                  # of them passed (an infra sample never counts as passed)
-    seconds: float               # wall time of the task's scoring (sandbox and judge)
+    seconds: float               # the task's samples' sandbox wall time and judge time, summed
     isolation: dict = field(default_factory=dict)   # level -> samples that ran at it
     infra: int = 0               # samples that ended in an infrastructure failure
 
