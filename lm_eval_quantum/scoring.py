@@ -38,20 +38,20 @@ def entry_points(spec: dict, framework: str) -> tuple[str, ...]:
 
 
 ENV_RAY_ADDRESS = "LMQ_RAY_ADDRESS"
-_PINNED: list = []        # the threadpoolctl limit of pin_judge_blas, once per process
+_PINNED = threading.Event()      # pin_judge_blas ran in this process
 
 
 def pin_judge_blas() -> None:
     """Run the judge's BLAS (numpy's, scipy's) on JUDGE_BLAS_THREADS threads from now on,
     in this whole process (thresholds.JUDGE_BLAS_THREADS says why); idempotent, and a
     missing or failing threadpoolctl leaves BLAS as it was, with one warning."""
-    if _PINNED:
+    if _PINNED.is_set():
         return
-    _PINNED.append(None)
+    _PINNED.set()
     try:
         from threadpoolctl import threadpool_limits
 
-        _PINNED[0] = threadpool_limits(limits=JUDGE_BLAS_THREADS, user_api="blas")
+        threadpool_limits(limits=JUDGE_BLAS_THREADS, user_api="blas")
     except Exception as err:  # noqa: BLE001 - slower, and last bits may vary by machine
         import logging
 

@@ -49,7 +49,6 @@ import os
 import resource
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -162,7 +161,6 @@ class _Clock:
 
     def __init__(self):
         self.last_generation = None
-        self.lock = threading.Lock()
 
     def install(self):
         from lm_eval.api.model import CacheHook
@@ -225,35 +223,9 @@ def section_generation(args) -> bool:
 
 
 # --- memory ------------------------------------------------------------------------------
-def rss_mib(pid: int | str = "self") -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
 def section_memory(args) -> bool:
+    from bench_memory import find_zygote, status_mb
+
     from lm_eval_quantum.sandbox import get_pool
     from lm_eval_quantum.scoring import ScoringQueue, score_samples
 
@@ -269,13 +241,13 @@ def section_memory(args) -> bool:
             done += 1
             items = [(doc, text, k + 1000 * done) for doc, text, k in base]
             score_samples(items, progress=False, queue=queue)
-        sizes.append((done * len(base), rss_mib(), len(queue._futures)))
+        sizes.append((done * len(base), status_mb("self", "VmRSS"), len(queue._futures)))
     for n, rss, held in sizes:
         print(f"  after {n:5d} samples: harness RSS {rss:7.1f} MiB, queue entries held {held}")
-    zyg = pool._zygote
-    if zyg is not None:        # the sandbox's largest process: the zygote (inside bwrap's)
-        largest = max(descendants(zyg.pid) or [zyg.pid], key=rss_mib)
-        print(f"  zygote RSS {rss_mib(largest):.0f} MiB (its children share it, copy-on-write)")
+    zygote = find_zygote(os.getpid())
+    if zygote is not None:
+        print(f"  zygote RSS {status_mb(zygote, 'VmRSS'):.0f} MiB (its children share it, "
+              f"copy-on-write; per-child memory: scripts/bench_memory.py)")
     print(f"  harness peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     queue.close()
     flat = sizes[-1][1] - sizes[0][1] < 50 and sizes[-1][2] == 0
