@@ -551,6 +551,19 @@ def _elementwise(view, out_view, blocks, data, scratch) -> None:
         out_view[row] = acc
 
 
+def _blocks(ndim: int, pos: list[int], k: int) -> list[tuple]:
+    """The index of each of the 2^k sub-blocks of a k-qubit gate's view (its qubits' axes
+    at `pos`), in the matrix's row order: bits[0] is the first listed qubit (most
+    significant)."""
+    blocks = []
+    for bits in np.ndindex((2,) * k):
+        index = [slice(None)] * ndim
+        for p, b in zip(pos, bits):
+            index[p] = b
+        blocks.append(tuple(index))
+    return blocks
+
+
 def _apply_gates(psi: np.ndarray, n: int, gates) -> np.ndarray:
     maps: dict[tuple, tuple] = {}  # oracle placements seen in this circuit
     for kind, qubits, data in gates:
@@ -572,12 +585,7 @@ def _apply_gates(psi: np.ndarray, n: int, gates) -> np.ndarray:
             continue
         out = np.empty_like(psi)
         out_view = out.reshape(view.shape)
-        blocks = []
-        for bits in np.ndindex((2,) * k):  # bits[0]: first listed qubit (most significant)
-            index = [slice(None)] * view.ndim
-            for p, b in zip(pos, bits):
-                index[p] = b
-            blocks.append(tuple(index))
+        blocks = _blocks(view.ndim, pos, k)
         if k <= _ELEMENTWISE_MAX_QUBITS:
             block = psi.size >> k          # elements of one sub-block
             free = [i for i in range(view.ndim) if i not in pos and view.shape[i] > 1]
@@ -612,12 +620,7 @@ def _apply_in_place(view: np.ndarray, pos: list[int], k: int, data: np.ndarray) 
     of each slab only the sub-blocks that another row reads are copied (`_rows_in_place`),
     or, for a gate wider than _ELEMENTWISE_MAX_QUBITS, the slab, for one matmul."""
     free = [i for i in range(view.ndim) if i not in pos and view.shape[i] > 1]
-    blocks = []
-    for bits in np.ndindex((2,) * k):
-        index = [slice(None)] * view.ndim
-        for p, b in zip(pos, bits):
-            index[p] = b
-        blocks.append(tuple(index))
+    blocks = _blocks(view.ndim, pos, k)
     block = view.size >> k
     if not free:
         axis, step = None, 1
